@@ -1,0 +1,45 @@
+//! `cargo run --release --example run -- DEVICE 'WORKLOAD_JSON' STATE` prints a report.
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dev = args.get(1).cloned().unwrap_or("client-tlc-dram".into());
+    let wl = args
+        .get(2)
+        .cloned()
+        .unwrap_or(r#"{"rw":"randread","iodepth":32,"number_ios":200000}"#.into());
+    let state = args.get(3).cloned().unwrap_or("full".into());
+    let r = ssdlab_core::run_from_specs(
+        &ssdlab_core::DeviceSpec::Preset(dev),
+        &[],
+        &wl,
+        &[],
+        &state,
+        1,
+        false,
+        &mut |_| true,
+    );
+    match r {
+        Ok(r) => {
+            let j = &r.json;
+            for d in ["read", "write"] {
+                println!(
+                    "{d}: iops {:.0} bw {} MB/s mean {:.1} us p99 {} ios {}",
+                    j[d]["iops"].as_f64().unwrap(),
+                    j[d]["bw_bytes"].as_u64().unwrap() / 1_000_000,
+                    j[d]["lat_ns"]["mean"].as_f64().unwrap() / 1e3,
+                    j[d]["lat_ns"]["percentile"]["99.000000"],
+                    j[d]["total_ios"]
+                );
+            }
+            println!(
+                "sim {} ns wall {:.3}s simwall {} events {} waf {}",
+                j["sim_time_ns"],
+                j["wall_time_s"],
+                j["sim_wall_time_s"],
+                j["events"],
+                j["device"]["ftl"]["waf"]
+            );
+            println!("{}", serde_json::to_string(&j["device"]).unwrap());
+        }
+        Err(e) => eprintln!("error: {e}"),
+    }
+}

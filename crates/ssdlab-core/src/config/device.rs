@@ -1,0 +1,401 @@
+//! The device description: host interface, controller, NAND and FTL parameters.
+//! Every field is declared once here, typed, with its unit and a one-line doc;
+//! defaults live in the `default_*` functions; `validate()` checks consistency.
+
+use super::units::{Bandwidth, Duration, Rate, Size};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Short name of the device (preset name or user's own).
+    pub name: String,
+    /// One line saying what this device is.
+    #[serde(default)]
+    pub description: String,
+    pub host: HostConfig,
+    pub controller: ControllerConfig,
+    pub nand: NandConfig,
+    pub ftl: FtlConfig,
+}
+
+/// PCIe link and NVMe queue limits of the device.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// PCIe generation 1..=6 (sets the per-lane rate and line encoding).
+    pub pcie_gen: u32,
+    /// PCIe lanes: 1, 2, 4, 8 or 16.
+    pub pcie_lanes: u32,
+    /// Optional per-lane bandwidth after encoding, overriding the generation's value.
+    #[serde(default)]
+    pub lane_bandwidth: Option<Bandwidth>,
+    /// One-way latency of a transaction layer packet across the link (each direction).
+    #[serde(default = "default_pcie_latency")]
+    pub pcie_latency: Duration,
+    /// Maximum TLP payload; transfers are split into TLPs of this size.
+    #[serde(default = "default_max_payload")]
+    pub max_payload: Size,
+    /// Header, framing and CRC bytes added to every TLP.
+    #[serde(default = "default_tlp_overhead")]
+    pub tlp_overhead: Size,
+    /// Number of I/O submission/completion queue pairs the device supports ("Max-Q").
+    pub io_queues: u32,
+    /// Maximum entries per I/O submission queue.
+    #[serde(default = "default_queue_entries")]
+    pub queue_entries: u32,
+    /// Commands fetched from one submission queue per arbitration turn (NVMe arbitration burst).
+    #[serde(default = "default_arb_burst")]
+    pub arbitration_burst: u32,
+}
+
+/// Controller processors and memory.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// Firmware cores handling I/O commands; submission queue i is served by core i mod cores.
+    pub cores: u32,
+    /// Firmware time per command on its core (decode, FTL bookkeeping, DMA setup).
+    pub cmd_time: Duration,
+    /// Latency of one mapping-table lookup in controller memory (DRAM or SRAM).
+    #[serde(default = "default_map_lookup")]
+    pub map_lookup: Duration,
+    /// Write buffer (write-back cache) in controller memory; writes complete once buffered.
+    pub write_buffer: Size,
+    /// Latency to serve a read from data still in the write buffer.
+    #[serde(default = "default_buffer_read")]
+    pub buffer_read: Duration,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn bits(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+/// A timing that is either one value or one value per page type (LSB, CSB, MSB, TSB).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerPageType {
+    One(Duration),
+    PerType(Vec<Duration>),
+}
+
+impl PerPageType {
+    /// The value for a page of the given type index.
+    pub fn get(&self, page_type: usize) -> u64 {
+        match self {
+            PerPageType::One(d) => d.ns(),
+            PerPageType::PerType(v) => v[page_type.min(v.len() - 1)].ns(),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            PerPageType::One(d) => d.ns(),
+            PerPageType::PerType(v) => v.iter().map(|d| d.ns()).max().unwrap_or(0),
+        }
+    }
+    fn check(&self, field: &str, bits: usize) -> Result<(), String> {
+        match self {
+            PerPageType::One(d) if d.ns() == 0 => Err(format!("{field}: must be > 0")),
+            PerPageType::PerType(v) if v.len() != bits => Err(format!(
+                "{field}: has {} values but the cell type has {bits} page types; give one value or exactly {bits}",
+                v.len()
+            )),
+            PerPageType::PerType(v) if v.iter().any(|d| d.ns() == 0) => {
+                Err(format!("{field}: every value must be > 0"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// NAND array geometry, timings and the channel bus.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandConfig {
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Bytes of user data per page (spare area not counted).
+    pub page_size: Size,
+    /// SLC, MLC, TLC or QLC.
+    pub cell: CellType,
+    /// Array read time tR (sense), one value or one per page type.
+    pub t_read: PerPageType,
+    /// Program time tPROG, one value or one per page type.
+    pub t_prog: PerPageType,
+    /// Block erase time tBERS.
+    pub t_erase: Duration,
+    /// Channel bus rate in mega-transfers per second.
+    pub channel_rate: Rate,
+    /// Channel bus width in bits (8 for ONFI/Toggle x8).
+    #[serde(default = "default_channel_width")]
+    pub channel_width_bits: u32,
+    /// Command and address cycles on the channel before each operation.
+    #[serde(default = "default_t_cmd")]
+    pub t_cmd: Duration,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// Victim = block with the fewest valid units.
+    Greedy,
+}
+
+/// Flash translation layer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Mapping unit: the granularity of the logical-to-physical map (4KiB, 8KiB, ...).
+    #[serde(default = "default_mapping_unit")]
+    pub mapping_unit: Size,
+    /// Fraction of the raw flash hidden from the host (spare for GC).
+    #[serde(default = "default_op")]
+    pub over_provisioning: f64,
+    /// Start garbage collection on a die when its free blocks fall to this many.
+    #[serde(default = "default_gc_threshold")]
+    pub gc_threshold_blocks: u32,
+    /// Stop collecting on a die once it has this many free blocks again.
+    #[serde(default = "default_gc_target")]
+    pub gc_target_blocks: u32,
+    /// Victim selection.
+    #[serde(default = "default_gc_policy")]
+    pub gc_policy: GcPolicy,
+}
+
+fn default_pcie_latency() -> Duration {
+    Duration(300)
+}
+fn default_max_payload() -> Size {
+    Size(256)
+}
+fn default_tlp_overhead() -> Size {
+    Size(24)
+}
+fn default_queue_entries() -> u32 {
+    1024
+}
+fn default_arb_burst() -> u32 {
+    8
+}
+fn default_map_lookup() -> Duration {
+    Duration(100)
+}
+fn default_buffer_read() -> Duration {
+    Duration(1000)
+}
+fn default_channel_width() -> u32 {
+    8
+}
+fn default_t_cmd() -> Duration {
+    Duration(100)
+}
+fn default_mapping_unit() -> Size {
+    Size(4096)
+}
+fn default_op() -> f64 {
+    0.07
+}
+fn default_gc_threshold() -> u32 {
+    3
+}
+fn default_gc_target() -> u32 {
+    5
+}
+fn default_gc_policy() -> GcPolicy {
+    GcPolicy::Greedy
+}
+
+/// Per-lane bandwidth after line encoding, bytes/s, by PCIe generation.
+pub fn pcie_lane_bytes_per_s(gen: u32) -> f64 {
+    match gen {
+        1 => 2.5e9 * 8.0 / 10.0 / 8.0,
+        2 => 5.0e9 * 8.0 / 10.0 / 8.0,
+        3 => 8.0e9 * 128.0 / 130.0 / 8.0,
+        4 => 16.0e9 * 128.0 / 130.0 / 8.0,
+        5 => 32.0e9 * 128.0 / 130.0 / 8.0,
+        _ => 64.0e9 * 242.0 / 256.0 / 8.0, // gen 6: PAM4 FLIT mode, 242/256 FLIT efficiency
+    }
+}
+
+impl DeviceConfig {
+    pub fn dies(&self) -> u32 {
+        self.nand.channels * self.nand.dies_per_channel
+    }
+    pub fn raw_bytes(&self) -> u64 {
+        self.dies() as u64
+            * self.nand.planes_per_die as u64
+            * self.nand.blocks_per_plane as u64
+            * self.nand.pages_per_block as u64
+            * self.nand.page_size.bytes()
+    }
+    /// Host-visible capacity: raw flash less over-provisioning, in whole mapping units.
+    pub fn capacity_bytes(&self) -> u64 {
+        let mu = self.ftl.mapping_unit.bytes();
+        let user = (self.raw_bytes() as f64 * (1.0 - self.ftl.over_provisioning)) as u64;
+        user / mu * mu
+    }
+    /// Link bandwidth (bytes/s, after encoding, before TLP overhead), both directions alike.
+    pub fn link_bytes_per_s(&self) -> f64 {
+        let lane = self
+            .host
+            .lane_bandwidth
+            .map(|b| b.0)
+            .unwrap_or_else(|| pcie_lane_bytes_per_s(self.host.pcie_gen));
+        lane * self.host.pcie_lanes as f64
+    }
+    /// Channel bus bandwidth, bytes/s.
+    pub fn channel_bytes_per_s(&self) -> f64 {
+        self.nand.channel_rate.0 * 1e6 * self.nand.channel_width_bits as f64 / 8.0
+    }
+
+    /// Check every field and their consistency; errors name the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut errs: Vec<String> = Vec::new();
+        let mut pos = |v: u64, field: &str| {
+            if v == 0 {
+                errs.push(format!("{field}: must be > 0"));
+            }
+        };
+        let h = &self.host;
+        pos(h.io_queues as u64, "host.io_queues");
+        pos(h.queue_entries as u64, "host.queue_entries");
+        pos(h.arbitration_burst as u64, "host.arbitration_burst");
+        let c = &self.controller;
+        pos(c.cores as u64, "controller.cores");
+        pos(c.write_buffer.bytes(), "controller.write_buffer");
+        let n = &self.nand;
+        pos(n.channels as u64, "nand.channels");
+        pos(n.dies_per_channel as u64, "nand.dies_per_channel");
+        pos(n.planes_per_die as u64, "nand.planes_per_die");
+        pos(n.blocks_per_plane as u64, "nand.blocks_per_plane");
+        pos(n.pages_per_block as u64, "nand.pages_per_block");
+        pos(n.page_size.bytes(), "nand.page_size");
+        pos(n.t_erase.ns(), "nand.t_erase");
+        pos(n.channel_width_bits as u64, "nand.channel_width_bits");
+        if !(1..=6).contains(&h.pcie_gen) {
+            errs.push(format!(
+                "host.pcie_gen: {} is not a PCIe generation (allowed: 1, 2, 3, 4, 5, 6)",
+                h.pcie_gen
+            ));
+        }
+        if ![1, 2, 4, 8, 16].contains(&h.pcie_lanes) {
+            errs.push(format!(
+                "host.pcie_lanes: {} is not a link width (allowed: 1, 2, 4, 8, 16)",
+                h.pcie_lanes
+            ));
+        }
+        if let Some(b) = h.lane_bandwidth {
+            if b.0 <= 0.0 {
+                errs.push("host.lane_bandwidth: must be > 0".into());
+            }
+        }
+        if !(64..=4096).contains(&h.max_payload.bytes()) || !h.max_payload.bytes().is_power_of_two()
+        {
+            errs.push(format!(
+                "host.max_payload: {} is not allowed (a power of two from 128B to 4KiB)",
+                h.max_payload
+            ));
+        }
+        if h.io_queues > 65535 {
+            errs.push(format!(
+                "host.io_queues: {} exceeds NVMe's 65535 I/O queues",
+                h.io_queues
+            ));
+        }
+        if n.channel_rate.0 <= 0.0 {
+            errs.push("nand.channel_rate: must be > 0".into());
+        }
+        if n.planes_per_die > 16 {
+            errs.push(format!(
+                "nand.planes_per_die: {} (allowed: 1 to 16)",
+                n.planes_per_die
+            ));
+        }
+        if let Err(e) = n.t_read.check("nand.t_read", n.cell.bits()) {
+            errs.push(e);
+        }
+        if let Err(e) = n.t_prog.check("nand.t_prog", n.cell.bits()) {
+            errs.push(e);
+        }
+        let mu = self.ftl.mapping_unit.bytes();
+        let page = n.page_size.bytes();
+        if mu < 512 || !mu.is_power_of_two() {
+            errs.push(format!(
+                "ftl.mapping_unit: {} is not allowed (a power of two, at least 512B)",
+                self.ftl.mapping_unit
+            ));
+        } else if page > 0 && (page % mu != 0) {
+            errs.push(format!(
+                "ftl.mapping_unit: {} does not divide nand.page_size {} (the page must hold whole mapping units)",
+                self.ftl.mapping_unit, n.page_size
+            ));
+        }
+        let op = self.ftl.over_provisioning;
+        if !(0.0..0.9).contains(&op) || op.is_nan() {
+            errs.push(format!(
+                "ftl.over_provisioning: {op} is outside the allowed range 0.0 to 0.9"
+            ));
+        }
+        let f = &self.ftl;
+        if f.gc_threshold_blocks < 2 {
+            errs.push(format!(
+                "ftl.gc_threshold_blocks: {} is too small (at least 2: one block is kept for GC itself)",
+                f.gc_threshold_blocks
+            ));
+        }
+        if f.gc_target_blocks <= f.gc_threshold_blocks {
+            errs.push(format!(
+                "ftl.gc_target_blocks: {} must be greater than ftl.gc_threshold_blocks ({})",
+                f.gc_target_blocks, f.gc_threshold_blocks
+            ));
+        }
+        if errs.is_empty() {
+            let blocks_per_die = n.blocks_per_plane as u64;
+            let spare_blocks = (blocks_per_die as f64 * op).floor() as u64;
+            if spare_blocks < f.gc_target_blocks as u64 + 2 {
+                errs.push(format!(
+                    "ftl.over_provisioning: {op} leaves {spare_blocks} spare blocks per die, fewer than gc_target_blocks + 2 = {}; raise over_provisioning or blocks_per_plane",
+                    f.gc_target_blocks + 2
+                ));
+            }
+            let units = self.raw_bytes() / mu;
+            if units >= u32::MAX as u64 {
+                errs.push(format!(
+                    "nand: the drive has {units} mapping units, more than the 2^32-1 this simulator addresses; use a larger ftl.mapping_unit"
+                ));
+            }
+            let stripe = n.planes_per_die as u64 * page;
+            if c.write_buffer.bytes() < stripe {
+                errs.push(format!(
+                    "controller.write_buffer: {} is smaller than one multi-plane program ({} = planes_per_die x page_size)",
+                    c.write_buffer,
+                    Size(stripe)
+                ));
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs.join("\n"))
+        }
+    }
+}

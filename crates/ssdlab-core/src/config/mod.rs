@@ -1,0 +1,279 @@
+//! Configuration: typed device and workload descriptions, units, presets,
+//! dotted overrides (`nand.t_read=60us`) and validation.
+//!
+//! A device comes from a shipped preset, a TOML text or a JSON text (Python dicts
+//! arrive as JSON). Unknown keys are errors; every error names where it came from
+//! (file or preset), the field path, the value and what is allowed.
+
+mod device;
+pub mod presets;
+pub mod units;
+mod workload;
+
+pub use device::{
+    pcie_lane_bytes_per_s, CellType, ControllerConfig, DeviceConfig, FtlConfig, GcPolicy,
+    HostConfig, NandConfig, PerPageType,
+};
+pub use workload::{QueuePolicy, Rw, WorkloadConfig, RW_ALLOWED};
+
+use std::fmt;
+
+/// A configuration problem, with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub source: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.source.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.source, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(source: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        source: source.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Where a device description comes from.
+#[derive(Debug, Clone)]
+pub enum DeviceSpec {
+    /// A preset shipped with ssdlab, by name.
+    Preset(String),
+    /// TOML text; `origin` names it in errors (usually the file path).
+    Toml { origin: String, text: String },
+    /// JSON text (from a Python dict); `origin` names it in errors.
+    Json { origin: String, text: String },
+}
+
+impl DeviceSpec {
+    fn origin(&self) -> String {
+        match self {
+            DeviceSpec::Preset(n) => format!("preset '{n}'"),
+            DeviceSpec::Toml { origin, .. } | DeviceSpec::Json { origin, .. } => origin.clone(),
+        }
+    }
+}
+
+fn parse_tree(spec: &DeviceSpec) -> Result<toml::Value, ConfigError> {
+    let origin = spec.origin();
+    match spec {
+        DeviceSpec::Preset(name) => {
+            let text = presets::device_toml(name).ok_or_else(|| {
+                err(
+                    "",
+                    format!(
+                        "device: '{name}' is neither a preset nor a file (presets: {})",
+                        presets::DEVICE_NAMES.join(", ")
+                    ),
+                )
+            })?;
+            toml::from_str(text).map_err(|e| err(&origin, e.to_string()))
+        }
+        DeviceSpec::Toml { text, .. } => {
+            toml::from_str(text).map_err(|e| err(&origin, e.to_string().trim().to_string()))
+        }
+        DeviceSpec::Json { text, .. } => {
+            let v: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| err(&origin, e.to_string()))?;
+            json_to_toml(&v).map_err(|m| err(&origin, m))
+        }
+    }
+}
+
+fn json_to_toml(v: &serde_json::Value) -> Result<toml::Value, String> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => return Err("null values are not allowed".into()),
+        J::Bool(b) => toml::Value::Boolean(*b),
+        J::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => toml::Value::String(s.clone()),
+        J::Array(a) => toml::Value::Array(a.iter().map(json_to_toml).collect::<Result<_, _>>()?),
+        J::Object(o) => {
+            let mut t = toml::map::Map::new();
+            for (k, v) in o {
+                t.insert(k.clone(), json_to_toml(v)?);
+            }
+            toml::Value::Table(t)
+        }
+    })
+}
+
+/// Parse the right-hand side of an override: a TOML literal if it is one, else a string.
+fn override_value(raw: &str) -> toml::Value {
+    let doc = format!("v = {raw}");
+    match toml::from_str::<toml::Table>(&doc) {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or(toml::Value::String(raw.to_string())),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+/// Apply `a.b.c=value` overrides to a TOML tree. Unknown keys are caught later by
+/// deserialisation, which rejects them with the list of allowed ones.
+pub fn apply_overrides(tree: &mut toml::Value, overrides: &[String]) -> Result<(), ConfigError> {
+    for o in overrides {
+        let (path, raw) = o.split_once('=').ok_or_else(|| {
+            err(
+                "--set",
+                format!("'{o}' is not of the form key=value (e.g. nand.t_read=60us)"),
+            )
+        })?;
+        let keys: Vec<&str> = path.trim().split('.').collect();
+        if keys.iter().any(|k| k.is_empty()) {
+            return Err(err(
+                "--set",
+                format!("'{path}' is not a dotted key such as nand.t_read"),
+            ));
+        }
+        let mut node = &mut *tree;
+        for k in &keys[..keys.len() - 1] {
+            let table = node.as_table_mut().ok_or_else(|| {
+                err(
+                    "--set",
+                    format!("'{path}': '{k}' is inside a value, not a section"),
+                )
+            })?;
+            node = table
+                .entry(k.to_string())
+                .or_insert_with(|| toml::Value::Table(Default::default()));
+        }
+        let table = node.as_table_mut().ok_or_else(|| {
+            err(
+                "--set",
+                format!("'{path}' does not name a field inside a section"),
+            )
+        })?;
+        table.insert(keys[keys.len() - 1].to_string(), override_value(raw.trim()));
+    }
+    Ok(())
+}
+
+fn deserialize_tree<T: serde::de::DeserializeOwned>(
+    tree: toml::Value,
+    origin: &str,
+) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(tree).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path.is_empty() || path == "." {
+            err(origin, inner)
+        } else {
+            err(origin, format!("{path}: {inner}"))
+        }
+    })
+}
+
+/// Resolve a device description and overrides into a validated config.
+pub fn load_device(spec: &DeviceSpec, overrides: &[String]) -> Result<DeviceConfig, ConfigError> {
+    let origin = spec.origin();
+    let mut tree = parse_tree(spec)?;
+    apply_overrides(&mut tree, overrides)?;
+    let dev: DeviceConfig = deserialize_tree(tree, &origin)?;
+    dev.validate().map_err(|m| err(&origin, m))?;
+    Ok(dev)
+}
+
+/// Parse a workload from JSON text (fio option names) with overrides, then check it
+/// against the device capacity.
+pub fn load_workload(
+    json: &str,
+    overrides: &[String],
+    capacity: u64,
+) -> Result<WorkloadConfig, ConfigError> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| err("workload", e.to_string()))?;
+    let mut tree = json_to_toml(&v).map_err(|m| err("workload", m))?;
+    apply_overrides(&mut tree, overrides)?;
+    // fio allows rw values such as "readwrite"; map unknown ones to a clear message.
+    if let Some(rw) = tree.get("rw").and_then(|r| r.as_str()) {
+        Rw::parse(rw).map_err(|m| err("workload", m))?;
+    }
+    let w: WorkloadConfig = deserialize_tree(tree, "workload")?;
+    w.validate(capacity).map_err(|m| err("workload", m))?;
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_loads_and_validates() {
+        for name in presets::DEVICE_NAMES {
+            let d = load_device(&DeviceSpec::Preset(name.to_string()), &[])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(&d.name, name);
+        }
+    }
+
+    #[test]
+    fn overrides_change_typed_fields() {
+        let d = load_device(
+            &DeviceSpec::Preset("mqsim-default".into()),
+            &["nand.t_read=60us".into(), "controller.cores=2".into()],
+        )
+        .unwrap();
+        assert_eq!(d.nand.t_read.get(0), 60_000);
+        assert_eq!(d.controller.cores, 2);
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = load_device(
+            &DeviceSpec::Preset("mqsim-default".into()),
+            &["nand.t_raed=60us".into()],
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("t_raed"), "{s}");
+        assert!(s.contains("unknown field"), "{s}");
+    }
+
+    #[test]
+    fn bad_units_name_the_field() {
+        let e = load_device(
+            &DeviceSpec::Preset("mqsim-default".into()),
+            &["nand.t_erase=3 fortnights".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("nand.t_erase"), "{e}");
+        assert!(e.contains("unknown time unit"), "{e}");
+    }
+
+    #[test]
+    fn workload_errors() {
+        let cap = 1 << 30;
+        let e = load_workload(r#"{"rw":"randomread"}"#, &[], cap)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("randread") && e.contains("randomread"), "{e}");
+        let e = load_workload(r#"{"bs":"1000"}"#, &[], cap)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bs") && e.contains("512"), "{e}");
+        let e = load_workload(r#"{"size":"2GiB"}"#, &[], cap)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("beyond the device capacity"), "{e}");
+        let e = load_workload(r#"{"iodepht":4}"#, &[], cap)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("iodepht"), "{e}");
+        assert!(load_workload(r#"{"rw":"randrw","bs":"8k","iodepth":4}"#, &[], cap).is_ok());
+    }
+}

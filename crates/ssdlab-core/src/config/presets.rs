@@ -1,0 +1,30 @@
+//! Devices shipped with ssdlab. The TOML files live in `crates/ssdlab-core/presets/`
+//! and are compiled in, so the Python package and the Rust tests see the same ones.
+
+pub const DEVICE_NAMES: &[&str] = &["client-tlc-dram", "mqsim-default", "tiny-test"];
+
+/// The TOML text of a shipped device preset.
+pub fn device_toml(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "client-tlc-dram" => include_str!("../../presets/client-tlc-dram.toml"),
+        "mqsim-default" => include_str!("../../presets/mqsim-default.toml"),
+        "tiny-test" => include_str!("../../presets/tiny-test.toml"),
+        _ => return None,
+    })
+}
+
+/// One-line description of every preset, from its `description` field.
+pub fn describe() -> Vec<(String, String)> {
+    DEVICE_NAMES
+        .iter()
+        .map(|n| {
+            let t: toml::Table = toml::from_str(device_toml(n).unwrap()).unwrap();
+            let d = t
+                .get("description")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
+            (n.to_string(), d)
+        })
+        .collect()
+}

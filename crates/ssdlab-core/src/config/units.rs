@@ -1,0 +1,286 @@
+//! Typed units for config values: durations ("75us", "3.8ms"), sizes ("16KiB",
+//! "512GB"), transfer rates ("800MT/s") and bandwidths ("1GB/s").
+//!
+//! Sizes follow the usual storage convention: KiB/MiB/GiB/TiB are powers of two,
+//! KB/MB/GB/TB powers of ten, and a bare K/M/G/T (fio's style) means powers of two.
+//! A bare integer means nanoseconds for durations and bytes for sizes.
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '_'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    if end == 0 {
+        return None;
+    }
+    let num: f64 = s[..end].replace('_', "").parse().ok()?;
+    Some((num, s[end..].trim()))
+}
+
+/// Parse a duration into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let (n, unit) = split_number(s).ok_or_else(|| {
+        format!("'{s}' is not a duration (use e.g. \"50us\", \"3.8ms\", \"500ns\")")
+    })?;
+    let mult = match unit {
+        "" | "ns" => 1.0,
+        "us" | "µs" | "usec" => 1e3,
+        "ms" | "msec" => 1e6,
+        "s" | "sec" => 1e9,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        _ => {
+            return Err(format!(
+                "'{s}' has an unknown time unit '{unit}' (allowed: ns, us, ms, s, min, h)"
+            ))
+        }
+    };
+    Ok((n * mult).round() as u64)
+}
+
+/// Parse a size into bytes.
+pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
+    let (n, unit) = split_number(s)
+        .ok_or_else(|| format!("'{s}' is not a size (use e.g. \"4KiB\", \"16KiB\", \"512GB\")"))?;
+    let mult: f64 = match unit.trim_end_matches(['B', 'b']).to_ascii_lowercase().as_str() {
+        "" => 1.0,
+        "k" | "ki" => 1024.0,
+        "m" | "mi" => 1024f64.powi(2),
+        "g" | "gi" => 1024f64.powi(3),
+        "t" | "ti" => 1024f64.powi(4),
+        "p" | "pi" => 1024f64.powi(5),
+        _ => {
+            return Err(format!(
+                "'{s}' has an unknown size unit '{unit}' (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            ))
+        }
+    };
+    // Decimal units: "KB", "MB", ... (an explicit B after a plain prefix) are powers of ten.
+    let decimal = matches!(unit, "KB" | "MB" | "GB" | "TB" | "PB" | "kB");
+    let mult = if decimal {
+        match unit {
+            "KB" | "kB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            "TB" => 1e12,
+            _ => 1e15,
+        }
+    } else {
+        mult
+    };
+    let v = n * mult;
+    if v.fract() != 0.0 {
+        return Err(format!("'{s}' is not a whole number of bytes"));
+    }
+    Ok(v as u64)
+}
+
+/// Parse a bandwidth ("1GB/s", "985MB/s", "3.5GiB/s") into bytes per second.
+pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let body = t
+        .strip_suffix("/s")
+        .ok_or_else(|| format!("'{s}' is not a bandwidth (use e.g. \"1GB/s\", \"985MB/s\")"))?;
+    let (n, unit) = split_number(body).ok_or_else(|| format!("'{s}' is not a bandwidth"))?;
+    let mult = match unit {
+        "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024f64.powi(2),
+        "GiB" => 1024f64.powi(3),
+        _ => return Err(format!("'{s}' has an unknown bandwidth unit '{unit}/s' (allowed: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s)")),
+    };
+    Ok(n * mult)
+}
+
+/// Parse a transfer rate in mega-transfers per second ("800MT/s").
+pub fn parse_mts(s: &str) -> Result<f64, String> {
+    let (n, unit) = split_number(s)
+        .ok_or_else(|| format!("'{s}' is not a transfer rate (use e.g. \"800MT/s\")"))?;
+    match unit {
+        "MT/s" | "" => Ok(n),
+        "GT/s" => Ok(n * 1000.0),
+        _ => Err(format!(
+            "'{s}' has an unknown rate unit '{unit}' (allowed: MT/s, GT/s)"
+        )),
+    }
+}
+
+fn fmt_duration(ns: u64) -> String {
+    for (unit, div) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns >= div && ns % div == 0 {
+            return format!("{}{unit}", ns / div);
+        }
+    }
+    if ns >= 1000 && ns % 100 == 0 {
+        return format!("{}us", ns as f64 / 1000.0);
+    }
+    format!("{ns}ns")
+}
+
+fn fmt_size(b: u64) -> String {
+    for (unit, div) in [
+        ("TiB", 1u64 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ] {
+        if b >= div && b % div == 0 {
+            return format!("{}{unit}", b / div);
+        }
+    }
+    for (unit, div) in [
+        ("TB", 1_000_000_000_000u64),
+        ("GB", 1_000_000_000),
+        ("MB", 1_000_000),
+    ] {
+        if b >= div && b % div == 0 {
+            return format!("{}{unit}", b / div);
+        }
+    }
+    format!("{b}B")
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumOrStr {
+    Int(u64),
+    Float(f64),
+    Str(String),
+}
+
+macro_rules! unit_type {
+    ($name:ident, $inner:ty, $parse:expr, $fmt:expr, $what:literal) => {
+        #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = NumOrStr::deserialize(d)
+                    .map_err(|_| de::Error::custom(concat!("expected ", $what)))?;
+                let s = match v {
+                    NumOrStr::Int(i) => i.to_string(),
+                    NumOrStr::Float(f) => f.to_string(),
+                    NumOrStr::Str(s) => s,
+                };
+                let parse: fn(&str) -> Result<$inner, String> = $parse;
+                parse(&s).map($name).map_err(de::Error::custom)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let f: fn($inner) -> String = $fmt;
+                s.serialize_str(&f(self.0))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let g: fn($inner) -> String = $fmt;
+                write!(f, "{}", g(self.0))
+            }
+        }
+    };
+}
+
+unit_type!(
+    Duration,
+    u64,
+    parse_duration_ns,
+    fmt_duration,
+    "a duration such as \"50us\""
+);
+unit_type!(
+    Size,
+    u64,
+    parse_size_bytes,
+    fmt_size,
+    "a size such as \"16KiB\""
+);
+unit_type!(
+    Bandwidth,
+    f64,
+    parse_bandwidth,
+    |v| format!("{}MB/s", v / 1e6),
+    "a bandwidth such as \"1GB/s\""
+);
+unit_type!(
+    Rate,
+    f64,
+    parse_mts,
+    |v| format!("{v}MT/s"),
+    "a transfer rate such as \"800MT/s\""
+);
+
+impl Duration {
+    pub fn ns(self) -> u64 {
+        self.0
+    }
+}
+impl Size {
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("75us").unwrap(), 75_000);
+        assert_eq!(parse_duration_ns("3.8ms").unwrap(), 3_800_000);
+        assert_eq!(parse_duration_ns("500ns").unwrap(), 500);
+        assert_eq!(parse_duration_ns("2s").unwrap(), 2_000_000_000);
+        assert_eq!(parse_duration_ns("120").unwrap(), 120);
+        assert!(parse_duration_ns("5 parsecs")
+            .unwrap_err()
+            .contains("unknown time unit"));
+        assert!(parse_duration_ns("fast").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size_bytes("4KiB").unwrap(), 4096);
+        assert_eq!(parse_size_bytes("4k").unwrap(), 4096);
+        assert_eq!(parse_size_bytes("16KiB").unwrap(), 16384);
+        assert_eq!(parse_size_bytes("512GB").unwrap(), 512_000_000_000);
+        assert_eq!(parse_size_bytes("512GiB").unwrap(), 512 << 30);
+        assert_eq!(parse_size_bytes("1.5KiB").unwrap(), 1536);
+        assert!(parse_size_bytes("1.3B").is_err());
+        assert!(parse_size_bytes("4 furlongs").is_err());
+    }
+
+    #[test]
+    fn rates_and_bandwidth() {
+        assert_eq!(parse_mts("800MT/s").unwrap(), 800.0);
+        assert_eq!(parse_bandwidth("1GB/s").unwrap(), 1e9);
+        assert!(parse_bandwidth("1GB").is_err());
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["75us", "3ms", "16KiB", "512GB", "60ns", "3800us"] {
+            let d = parse_duration_ns(s).ok().map(|v| fmt_duration(v));
+            let b = parse_size_bytes(s).ok().map(|v| fmt_size(v));
+            if let Some(d) = d {
+                assert_eq!(
+                    parse_duration_ns(&d).unwrap(),
+                    parse_duration_ns(s).unwrap()
+                );
+            }
+            if let Some(b) = b {
+                assert_eq!(parse_size_bytes(&b).unwrap(), parse_size_bytes(s).unwrap());
+            }
+        }
+    }
+}

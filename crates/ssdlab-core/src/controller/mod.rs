@@ -1,0 +1,256 @@
+//! Controller: firmware cores, the write buffer, and the transaction scheduling unit
+//! (per-die queues of flash transactions).
+//!
+//! Firmware: each I/O submission queue is bound to one core (queue i -> core i mod
+//! cores, as multi-core NVMe controllers pin queues to cores); a command occupies its
+//! core for `cmd_time` plus one map lookup, in arrival order.
+//! Write buffer: writes are admitted while it has room for their mapping units and
+//! complete once their data is in it; room is returned when the stripe holding the
+//! data has been programmed.
+//! Scheduling: per die, host reads first, then GC reads, then programs, then erases
+//! (erases overtake GC reads and programs when the die has no free block left); reads queued on
+//! different planes of a die are merged into one multi-plane read.
+//! Simplifies: no program/erase suspension and no write-buffer read cache (hits on
+//! data not yet programmed are served from the buffer, nothing else is cached).
+
+use crate::config::DeviceConfig;
+use crate::sim::Ns;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnKind {
+    /// Data for a host read command.
+    UserRead,
+    /// Old data of a partly overwritten mapping unit (read-modify-write).
+    RmwRead,
+    /// Valid data of a GC victim.
+    GcRead,
+    /// One multi-plane stripe.
+    Program {
+        gc: bool,
+    },
+    Erase,
+}
+
+/// A flash transaction. Reads cover `n` consecutive mapping units of one physical
+/// page (consecutive logical units too, for host reads).
+#[derive(Clone, Copy, Debug)]
+pub struct Txn {
+    pub kind: TxnKind,
+    pub cmd: u32,
+    pub die: u32,
+    pub plane: u32,
+    /// Page index inside the block (sets the page type and so tR/tPROG).
+    pub page: u32,
+    pub block: u32,
+    pub pun: u32,
+    pub lpn: u32,
+    pub n: u32,
+    pub bytes: u64,
+    /// Erase count of the block when the read was translated (oracle check).
+    pub erase_count: u32,
+}
+
+/// A free-list slab of fixed-size records, so the hot path never allocates once warm.
+#[derive(Clone, Debug)]
+pub struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> Slab<T> {
+    #[inline]
+    pub fn insert(&mut self, t: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = t;
+                i
+            }
+            None => {
+                self.items.push(t);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.free.push(i);
+    }
+    #[inline]
+    pub fn get(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}
+
+/// Pending transactions of one die, by class.
+#[derive(Clone, Debug, Default)]
+pub struct DieQueues {
+    pub user_reads: VecDeque<u32>,
+    pub gc_reads: VecDeque<u32>,
+    pub programs: VecDeque<u32>,
+    pub erases: VecDeque<u32>,
+    /// GC reads of the current victim still to complete.
+    pub gc_reads_left: u32,
+}
+
+impl DieQueues {
+    pub fn is_empty(&self) -> bool {
+        self.user_reads.is_empty()
+            && self.gc_reads.is_empty()
+            && self.programs.is_empty()
+            && self.erases.is_empty()
+    }
+}
+
+/// What the scheduler decided a die does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    Read,
+    GcRead,
+    Program,
+    Erase,
+    Nothing,
+}
+
+impl DieQueues {
+    /// The scheduling policy: host reads > GC reads > programs > erases, except that
+    /// an erase overtakes GC reads and programs when the die is out of free blocks.
+    /// Host reads always go first, so a read translated before its block was
+    /// collected is served before that block is erased.
+    pub fn pick(&self, free_blocks: u32) -> Pick {
+        if !self.user_reads.is_empty() {
+            Pick::Read
+        } else if !self.erases.is_empty() && free_blocks == 0 {
+            Pick::Erase
+        } else if !self.gc_reads.is_empty() {
+            Pick::GcRead
+        } else if !self.programs.is_empty() {
+            Pick::Program
+        } else if !self.erases.is_empty() {
+            Pick::Erase
+        } else {
+            Pick::Nothing
+        }
+    }
+}
+
+/// Firmware cores as FIFO servers.
+#[derive(Clone, Debug)]
+pub struct Cores {
+    pub free_at: Vec<Ns>,
+    pub busy_ns: Vec<u64>,
+    pub per_cmd_ns: Ns,
+}
+
+impl Cores {
+    pub fn new(d: &DeviceConfig) -> Self {
+        let n = d.controller.cores as usize;
+        Cores {
+            free_at: vec![0; n],
+            busy_ns: vec![0; n],
+            per_cmd_ns: d.controller.cmd_time.ns() + d.controller.map_lookup.ns(),
+        }
+    }
+
+    /// Process a command from submission queue `sq` arriving at `now`; returns when
+    /// the firmware is done with it.
+    #[inline]
+    pub fn process(&mut self, sq: u32, now: Ns) -> Ns {
+        let c = sq as usize % self.free_at.len();
+        let start = self.free_at[c].max(now);
+        self.free_at[c] = start + self.per_cmd_ns;
+        self.busy_ns[c] += self.per_cmd_ns;
+        self.free_at[c]
+    }
+}
+
+/// Write buffer occupancy in mapping units, with the commands waiting for room.
+#[derive(Clone, Debug)]
+pub struct WriteBuffer {
+    pub capacity_units: u64,
+    pub used_units: u64,
+    pub peak_units: u64,
+    pub waiters: VecDeque<u32>,
+    pub waits: u64,
+}
+
+impl WriteBuffer {
+    pub fn new(d: &DeviceConfig) -> Self {
+        WriteBuffer {
+            capacity_units: d.controller.write_buffer.bytes() / d.ftl.mapping_unit.bytes(),
+            used_units: 0,
+            peak_units: 0,
+            waiters: VecDeque::new(),
+            waits: 0,
+        }
+    }
+
+    /// Reserve room for `units`, if there is room and no earlier command waits.
+    #[inline]
+    pub fn try_reserve(&mut self, units: u64) -> bool {
+        // A command larger than the whole buffer is admitted alone.
+        let fits = self.used_units + units <= self.capacity_units || self.used_units == 0;
+        if fits {
+            self.used_units += units;
+            self.peak_units = self.peak_units.max(self.used_units);
+        }
+        fits
+    }
+
+    #[inline]
+    pub fn release(&mut self, units: u64) {
+        self.used_units = self.used_units.saturating_sub(units);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_before_programs_before_erases_unless_out_of_blocks() {
+        let mut q = DieQueues::default();
+        assert_eq!(q.pick(5), Pick::Nothing);
+        q.erases.push_back(1);
+        q.programs.push_back(2);
+        q.user_reads.push_back(3);
+        q.gc_reads.push_back(4);
+        assert_eq!(q.pick(5), Pick::Read);
+        assert_eq!(q.pick(0), Pick::Read);
+        q.user_reads.clear();
+        assert_eq!(q.pick(0), Pick::Erase);
+        assert_eq!(q.pick(5), Pick::GcRead);
+        q.gc_reads.clear();
+        assert_eq!(q.pick(5), Pick::Program);
+        q.programs.clear();
+        assert_eq!(q.pick(5), Pick::Erase);
+    }
+
+    #[test]
+    fn slab_reuses_slots() {
+        let mut s: Slab<u64> = Slab::default();
+        let a = s.insert(1);
+        let b = s.insert(2);
+        s.remove(a);
+        let c = s.insert(3);
+        assert_eq!(c, a);
+        assert_eq!(*s.get(b), 2);
+        assert_eq!(s.live(), 2);
+    }
+}

@@ -1,0 +1,415 @@
+//! Flash translation layer: page-level logical-to-physical map, block manager with
+//! per-die free lists, write frontiers striped over dies, greedy garbage collection
+//! and trim.
+//!
+//! Models: a mapping unit (4 KiB by default) is the map granularity; host writes
+//! fill one multi-plane stripe of a die, then move to the next die (dies are
+//! numbered channel-first, so consecutive stripes land on different channels);
+//! GC is die-local (victim, copies and erase stay on one die) with its own write
+//! frontier so relocated data is not mixed with host data; WAF = units programmed
+//! / host units written.
+//! Simplifies: the whole map is held in controller memory (the demand-paged map
+//! cache plugs in at `Ftl::translate`); no wear levelling beyond FIFO free lists.
+//! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
+//! to find the owner of a unit during GC.
+
+mod gc;
+pub mod prep;
+
+use crate::config::DeviceConfig;
+use crate::nand::{Geometry, Pun};
+use std::collections::VecDeque;
+
+/// An unmapped logical unit, or a physical unit holding no valid data.
+pub const UNMAPPED: u32 = u32::MAX;
+const NO_BLOCK: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    /// A write frontier is filling it.
+    Open,
+    /// Every stripe allocated.
+    Full,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct BlockInfo {
+    pub valid: u32,
+    pub state: BlockState,
+    /// Pages (stripes) whose program has completed; reads of later pages come from the buffer.
+    pub programmed_pages: u32,
+    pub erase_count: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frontier {
+    block: u32,
+    /// Next unit offset inside the block.
+    next: u32,
+}
+
+impl Default for Frontier {
+    fn default() -> Self {
+        Frontier {
+            block: NO_BLOCK,
+            next: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DieFtl {
+    pub free: VecDeque<u32>,
+    host: Frontier,
+    gc: Frontier,
+    /// Block being collected, if any.
+    pub victim: Option<u32>,
+}
+
+/// A stripe whose every unit is allocated: it can be programmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FullStripe {
+    pub die: u32,
+    pub block: u32,
+    pub page: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FtlStats {
+    pub host_units_written: u64,
+    pub gc_units_copied: u64,
+    pub units_programmed: u64,
+    pub pages_programmed: u64,
+    pub erases: u64,
+    pub gc_victims: u64,
+    pub trimmed_units: u64,
+}
+
+/// Shadow state for the read oracle: every host write gets a version; reads must
+/// find the latest version of their unit, through GC moves and erases.
+#[derive(Clone, Debug)]
+pub struct Verify {
+    tags: Vec<u32>,
+    shadow: Vec<u32>,
+    version: u32,
+    pub checked: u64,
+    pub mismatches: u64,
+}
+
+pub struct Ftl {
+    pub geo: Geometry,
+    pub l2p: Vec<u32>,
+    pub p2l: Vec<u32>,
+    pub blocks: Vec<BlockInfo>,
+    pub dies: Vec<DieFtl>,
+    /// Logical units exposed to the host.
+    pub user_units: u64,
+    host_cursor: u32,
+    pub gc_threshold: u32,
+    pub gc_target: u32,
+    pub stats: FtlStats,
+    pub verify: Option<Verify>,
+}
+
+impl Ftl {
+    pub fn new(d: &DeviceConfig, verify: bool) -> Self {
+        let geo = Geometry::new(d);
+        let user_units = d.capacity_bytes() / geo.unit_bytes;
+        let total = geo.total_units() as usize;
+        let mut dies = vec![DieFtl::default(); geo.dies as usize];
+        for (i, die) in dies.iter_mut().enumerate() {
+            die.free = (0..geo.blocks_per_die)
+                .map(|b| geo.block_id(i as u32, b))
+                .collect();
+        }
+        let blocks = vec![
+            BlockInfo {
+                valid: 0,
+                state: BlockState::Free,
+                programmed_pages: 0,
+                erase_count: 0,
+            };
+            geo.total_blocks() as usize
+        ];
+        let verify = verify.then(|| Verify {
+            tags: vec![0; total],
+            shadow: vec![0; user_units as usize],
+            version: 0,
+            checked: 0,
+            mismatches: 0,
+        });
+        Ftl {
+            l2p: big_vec(user_units as usize, UNMAPPED),
+            p2l: big_vec(total, UNMAPPED),
+            blocks,
+            dies,
+            user_units,
+            host_cursor: 0,
+            gc_threshold: d.ftl.gc_threshold_blocks,
+            gc_target: d.ftl.gc_target_blocks,
+            stats: FtlStats::default(),
+            verify,
+            geo,
+        }
+    }
+
+    /// Physical location of a logical unit, or UNMAPPED.
+    #[inline]
+    pub fn translate(&self, lpn: u32) -> Pun {
+        self.l2p[lpn as usize]
+    }
+
+    /// Has the page holding `pun` been programmed (else the data is still in a buffer)?
+    #[inline]
+    pub fn is_programmed(&self, pun: Pun) -> bool {
+        self.geo.page_of(pun) < self.blocks[self.geo.block_of(pun) as usize].programmed_pages
+    }
+
+    #[inline]
+    fn invalidate(&mut self, pun: Pun) {
+        let b = self.geo.block_of(pun) as usize;
+        self.blocks[b].valid -= 1;
+        self.p2l[pun as usize] = UNMAPPED;
+    }
+
+    #[inline]
+    fn bind(&mut self, lpn: u32, pun: Pun) {
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        self.l2p[lpn as usize] = lpn_to_pun_guard(pun);
+        self.p2l[pun as usize] = lpn;
+        self.blocks[self.geo.block_of(pun) as usize].valid += 1;
+    }
+
+    /// Can die `die`'s frontier take one more unit? Host frontiers keep one free
+    /// block in reserve for GC.
+    fn can_take(&self, die: u32, gc: bool) -> bool {
+        let d = &self.dies[die as usize];
+        let f = if gc { d.gc } else { d.host };
+        if f.block != NO_BLOCK {
+            return true;
+        }
+        let reserve = if gc { 0 } else { 1 };
+        d.free.len() > reserve
+    }
+
+    /// Allocate the next unit of a die's frontier; returns the unit and, when it
+    /// completes a stripe, that stripe.
+    fn alloc(&mut self, die: u32, gc: bool) -> (Pun, Option<FullStripe>) {
+        let geo = &self.geo;
+        let upb = geo.units_per_block;
+        let ups = geo.units_per_stripe;
+        let dstate = &mut self.dies[die as usize];
+        let f = if gc { &mut dstate.gc } else { &mut dstate.host };
+        if f.block == NO_BLOCK {
+            let b = dstate.free.pop_front().expect("caller checked can_take");
+            f.block = b;
+            f.next = 0;
+            self.blocks[b as usize].state = BlockState::Open;
+        }
+        let block = f.block;
+        let pun = geo.block_base(block) + f.next;
+        f.next += 1;
+        let mut full = None;
+        if f.next % ups == 0 {
+            full = Some(FullStripe {
+                die,
+                block,
+                page: f.next / ups - 1,
+            });
+            if f.next == upb {
+                f.block = NO_BLOCK;
+                self.blocks[block as usize].state = BlockState::Full;
+            }
+        }
+        (pun, full)
+    }
+
+    /// Place one host-written unit. Returns None when no die can take it (every die
+    /// is waiting for GC to free a block).
+    pub fn place_host(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
+        let dies = self.geo.dies;
+        let mut die = self.host_cursor;
+        let mut tries = 0;
+        while !self.can_take(die, false) {
+            // Only move to another die at a stripe boundary (always true when the
+            // frontier is closed, which is the only case can_take fails).
+            die = (die + 1) % dies;
+            tries += 1;
+            if tries == dies {
+                return None;
+            }
+        }
+        let (pun, full) = self.alloc(die, false);
+        self.host_cursor = if full.is_some() {
+            (die + 1) % dies
+        } else {
+            die
+        };
+        self.bind(lpn, pun);
+        self.stats.host_units_written += 1;
+        if let Some(v) = &mut self.verify {
+            v.version += 1;
+            v.tags[pun as usize] = v.version;
+            v.shadow[lpn as usize] = v.version;
+        }
+        Some((pun, full))
+    }
+
+    /// Deallocate a logical unit.
+    pub fn trim(&mut self, lpn: u32) {
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+            self.l2p[lpn as usize] = UNMAPPED;
+            self.stats.trimmed_units += 1;
+        }
+        if let Some(v) = &mut self.verify {
+            v.shadow[lpn as usize] = 0;
+        }
+    }
+
+    /// A stripe's program finished.
+    pub fn program_done(&mut self, s: FullStripe) {
+        let b = &mut self.blocks[s.block as usize];
+        debug_assert_eq!(b.programmed_pages, s.page, "pages program in order");
+        b.programmed_pages = s.page + 1;
+        self.stats.pages_programmed += self.geo.planes as u64;
+        self.stats.units_programmed += self.geo.units_per_stripe as u64;
+    }
+
+    /// Free blocks on a die.
+    pub fn free_blocks(&self, die: u32) -> u32 {
+        self.dies[die as usize].free.len() as u32
+    }
+
+    /// Oracle check when a read translates `lpn` to `pun`: the unit must hold the
+    /// latest version written to `lpn` (0 for never written or trimmed).
+    #[inline]
+    pub fn verify_translate(&mut self, lpn: u32, pun: Pun) {
+        if let Some(v) = &mut self.verify {
+            let got = if pun == UNMAPPED {
+                0
+            } else {
+                v.tags[pun as usize]
+            };
+            v.checked += 1;
+            if got != v.shadow[lpn as usize] {
+                v.mismatches += 1;
+            }
+        }
+    }
+
+    /// Oracle check when the sensed data leaves the die: the block must not have been
+    /// erased since the read was translated.
+    #[inline]
+    pub fn verify_sensed(&mut self, pun: Pun, erase_count_at_translate: u32) {
+        let b = self.geo.block_of(pun) as usize;
+        let ec = self.blocks[b].erase_count;
+        if let Some(v) = &mut self.verify {
+            if ec != erase_count_at_translate {
+                v.mismatches += 1;
+            }
+        }
+    }
+
+    /// Pad the open stripes of every frontier so that everything placed so far is
+    /// programmed (used at the end of drive preparation, like a flush).
+    pub fn seal_open_stripes(&mut self) {
+        let ups = self.geo.units_per_stripe;
+        let upb = self.geo.units_per_block;
+        for die in 0..self.geo.dies {
+            for gc in [false, true] {
+                let d = &mut self.dies[die as usize];
+                let f = if gc { &mut d.gc } else { &mut d.host };
+                if f.block == NO_BLOCK {
+                    continue;
+                }
+                let block = f.block;
+                if f.next % ups != 0 {
+                    f.next = f.next.div_ceil(ups) * ups;
+                }
+                let pages = f.next / ups;
+                if f.next == upb {
+                    f.block = NO_BLOCK;
+                    self.blocks[block as usize].state = BlockState::Full;
+                }
+                let b = &mut self.blocks[block as usize];
+                while b.programmed_pages < pages {
+                    b.programmed_pages += 1;
+                    self.stats.pages_programmed += self.geo.planes as u64;
+                    self.stats.units_programmed += ups as u64;
+                }
+            }
+        }
+    }
+
+    /// Write amplification so far.
+    pub fn waf(&self) -> f64 {
+        if self.stats.host_units_written == 0 {
+            return 0.0;
+        }
+        self.stats.units_programmed as f64 / self.stats.host_units_written as f64
+    }
+
+    /// Reset counters (after drive preparation) without touching the mapping.
+    pub fn reset_stats(&mut self) {
+        self.stats = FtlStats::default();
+    }
+
+    /// Valid units per non-free block, for tests and reports.
+    pub fn valid_histogram(&self) -> Vec<u32> {
+        self.blocks
+            .iter()
+            .filter(|b| b.state != BlockState::Free)
+            .map(|b| b.valid)
+            .collect()
+    }
+
+    pub fn total_free_blocks(&self) -> u64 {
+        self.dies.iter().map(|d| d.free.len() as u64).sum()
+    }
+
+    pub fn oracle(&self) -> Option<(u64, u64)> {
+        self.verify.as_ref().map(|v| (v.checked, v.mismatches))
+    }
+}
+
+/// A large `Vec<u32>` filled with `value`, backed by transparent huge pages where the
+/// OS allows it: the maps are accessed at random, and 4 KiB pages would make nearly
+/// every access a TLB miss.
+pub fn big_vec(n: usize, value: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + n * 4;
+        let aligned = start.div_ceil(HUGE) * HUGE;
+        if end > aligned + HUGE {
+            // SAFETY: the range lies inside the allocation just made; madvise only
+            // changes how the kernel backs it and never invalidates it.
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    (end - aligned) / HUGE * HUGE,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    v.resize(n, value);
+    v
+}
+
+#[inline]
+fn lpn_to_pun_guard(p: Pun) -> Pun {
+    debug_assert_ne!(p, UNMAPPED);
+    p
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,513 @@
+//! Drive preparation: build the FTL state of a used drive directly, without timing
+//! every write.
+//!
+//! - `fresh`: nothing written.
+//! - `full`: every logical unit written once, sequentially (what a sequential fill
+//!   leaves: stripes in LBA order over the dies).
+//! - `steady`: full, then uniformly random overwrites until WAF settles. On drives of
+//!   up to `DIRECT_LIMIT_UNITS` mapping units this runs the functional FTL (the same
+//!   placement and GC code as timed runs) on the drive itself. Larger drives use a
+//!   proxy: one die with the same block geometry, over-provisioning and GC thresholds
+//!   is driven to steady state, and its per-block valid-unit distribution is mapped by
+//!   quantiles onto every die of the real drive; logical units are then dealt to the
+//!   valid slots by a seeded pseudo-random permutation. Under uniform random writes
+//!   which logical unit survives in which block is exchangeable, so the result has the
+//!   same statistics as a long random-write run (checked by tests against the direct
+//!   method and against a timed fill).
+
+use super::{BlockState, Ftl};
+use crate::config::DeviceConfig;
+use crate::sim::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Drives up to this many mapping units are aged directly rather than via a proxy.
+pub const DIRECT_LIMIT_UNITS: u64 = 1 << 22;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriveState {
+    Fresh,
+    Full,
+    Steady,
+}
+
+impl DriveState {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "fresh" => Ok(DriveState::Fresh),
+            "full" => Ok(DriveState::Full),
+            "steady" => Ok(DriveState::Steady),
+            _ => Err(format!(
+                "state: '{s}' is not a drive state (allowed: fresh, full, steady)"
+            )),
+        }
+    }
+}
+
+/// What preparation did, for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct PrepInfo {
+    pub state: DriveState,
+    /// "none", "sequential-fill", "direct" or "proxy".
+    pub method: &'static str,
+    /// Random overwrites performed (on the drive or the proxy), in mapping units.
+    pub overwrite_units: u64,
+    /// WAF of the last aging round (steady state only).
+    pub steady_waf: f64,
+    pub free_blocks: u64,
+}
+
+/// Fill every logical unit once, in order, by writing through the functional FTL.
+/// Reference for `fill_sequential`, which builds the same state directly.
+pub fn fill_by_writing(ftl: &mut Ftl) {
+    for lpn in 0..ftl.user_units as u32 {
+        ftl.write_functional(lpn);
+    }
+    ftl.seal_open_stripes();
+}
+
+/// Fill every logical unit once, in order, on a fresh drive: stripe k of the
+/// logical space goes to die k mod dies, in each die's free-list order, exactly as
+/// host placement would put it (a test checks the two agree).
+pub fn fill_sequential(ftl: &mut Ftl) {
+    let geo = ftl.geo.clone();
+    let n = ftl.user_units;
+    let ups = geo.units_per_stripe as u64;
+    let dies = geo.dies as u64;
+    let pages = geo.pages_per_block as u64;
+    assert!(
+        ftl.stats.host_units_written == 0
+            && ftl
+                .dies
+                .iter()
+                .all(|d| d.free.len() as u32 == geo.blocks_per_die),
+        "fill_sequential needs a fresh drive"
+    );
+    let stripes = n.div_ceil(ups);
+    for k in 0..stripes {
+        let die = (k % dies) as u32;
+        let s = k / dies;
+        let block = geo.block_id(die, (s / pages) as u32);
+        let base = geo.block_base(block) + ((s % pages) * ups) as u32;
+        let first = k * ups;
+        let count = ups.min(n - first) as u32;
+        for i in 0..count {
+            let lpn = (first + i as u64) as u32;
+            ftl.l2p[lpn as usize] = base + i;
+            ftl.p2l[(base + i) as usize] = lpn;
+        }
+        let b = &mut ftl.blocks[block as usize];
+        b.valid += count;
+        b.state = BlockState::Open;
+        b.programmed_pages = (s % pages) as u32 + 1;
+    }
+    // Close full blocks, leave each die's last block open at its next stripe, and
+    // take used blocks off the free lists.
+    for die in 0..geo.dies {
+        let die_stripes = stripes / dies + ((die as u64) < stripes % dies) as u64;
+        let used = die_stripes.div_ceil(pages) as u32;
+        let d = &mut ftl.dies[die as usize];
+        for _ in 0..used {
+            d.free.pop_front();
+        }
+        for local in 0..used {
+            let id = geo.block_id(die, local);
+            let full = (local as u64 + 1) * pages <= die_stripes;
+            if full {
+                ftl.blocks[id as usize].state = BlockState::Full;
+            } else {
+                d.host.block = id;
+                d.host.next = ((die_stripes % pages) * ups) as u32;
+            }
+        }
+    }
+    ftl.host_cursor = (stripes % dies) as u32;
+    ftl.stats.host_units_written += n;
+    ftl.stats.units_programmed += stripes * ups;
+    ftl.stats.pages_programmed += stripes * geo.planes as u64;
+    if let Some(v) = &mut ftl.verify {
+        for lpn in 0..n as usize {
+            v.version += 1;
+            v.tags[ftl.l2p[lpn] as usize] = v.version;
+            v.shadow[lpn] = v.version;
+        }
+    }
+}
+
+/// Random overwrites in rounds of a quarter of the capacity until two successive
+/// rounds' WAF differ by less than 1% (at least 1x, at most 4x the capacity).
+/// Returns (units overwritten, WAF of the last round).
+fn age_randomly(ftl: &mut Ftl, rng: &mut Rng) -> (u64, f64) {
+    let n = ftl.user_units;
+    let round = (n / 4).max(1);
+    let mut written = 0;
+    let mut last_waf = f64::NAN;
+    let mut waf = 1.0;
+    for r in 0..16 {
+        let host0 = ftl.stats.host_units_written;
+        let prog0 = ftl.stats.units_programmed;
+        for _ in 0..round {
+            ftl.write_functional(rng.below(n) as u32);
+        }
+        written += round;
+        waf = (ftl.stats.units_programmed - prog0) as f64
+            / (ftl.stats.host_units_written - host0) as f64;
+        if r >= 3 && (waf - last_waf).abs() < 0.01 * waf {
+            break;
+        }
+        last_waf = waf;
+    }
+    ftl.seal_open_stripes();
+    (written, waf)
+}
+
+/// Prepare `ftl` (fresh from `Ftl::new`) in the given state.
+pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) -> PrepInfo {
+    let mut info = PrepInfo {
+        state,
+        method: "none",
+        overwrite_units: 0,
+        steady_waf: 0.0,
+        free_blocks: 0,
+    };
+    match state {
+        DriveState::Fresh => {}
+        DriveState::Full => {
+            fill_sequential(ftl);
+            info.method = "sequential-fill";
+        }
+        DriveState::Steady => {
+            let mut rng = Rng::derive(seed, 0x5EAD);
+            if ftl.geo.total_units() <= DIRECT_LIMIT_UNITS {
+                fill_sequential(ftl);
+                let (w, waf) = age_randomly(ftl, &mut rng);
+                info.method = "direct";
+                info.overwrite_units = w;
+                info.steady_waf = waf;
+            } else {
+                let (w, waf) = steady_by_proxy(ftl, dev, &mut rng);
+                info.method = "proxy";
+                info.overwrite_units = w;
+                info.steady_waf = waf;
+            }
+        }
+    }
+    ftl.reset_stats();
+    info.free_blocks = ftl.total_free_blocks();
+    info
+}
+
+/// A one-die device with the same block geometry, OP and GC thresholds, small
+/// enough to age functionally in well under a second.
+pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
+    let mut p = dev.clone();
+    p.nand.channels = 1;
+    p.nand.dies_per_channel = 1;
+    let upb = p.nand.planes_per_die as u64
+        * p.nand.pages_per_block as u64
+        * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes());
+    let max_blocks = (DIRECT_LIMIT_UNITS / upb).max(64) as u32;
+    p.nand.blocks_per_plane = p.nand.blocks_per_plane.min(max_blocks);
+    p
+}
+
+fn steady_by_proxy(ftl: &mut Ftl, dev: &DeviceConfig, rng: &mut Rng) -> (u64, f64) {
+    let pdev = proxy_device(dev);
+    let mut proxy = Ftl::new(&pdev, false);
+    fill_sequential(&mut proxy);
+    let (w, waf) = age_randomly(&mut proxy, rng);
+    let free_per_die = proxy.free_blocks(0) as usize;
+    let mut sorted: Vec<u32> = proxy
+        .blocks
+        .iter()
+        .filter(|b| b.state != BlockState::Free)
+        .map(|b| b.valid)
+        .collect();
+    sorted.sort_unstable();
+    apply_distribution(ftl, &sorted, free_per_die, rng);
+    (w, waf)
+}
+
+/// Give every die of `ftl` `free_per_die` free blocks and valid counts following the
+/// sorted sample `sorted`, totalling exactly the user units; then deal the logical
+/// units to valid slots in pseudo-random order.
+pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rng: &mut Rng) {
+    let geo = ftl.geo.clone();
+    let upb = geo.units_per_block;
+    let bpd = geo.blocks_per_die as usize;
+    let used_per_die = bpd.saturating_sub(free_per_die).max(1);
+    // Quantile-map the sample onto each die's used blocks.
+    let mut counts: Vec<u32> = Vec::with_capacity(geo.total_blocks() as usize);
+    for _die in 0..geo.dies {
+        for i in 0..bpd {
+            if i < used_per_die {
+                let q = (i * sorted.len()) / used_per_die;
+                counts.push(sorted[q.min(sorted.len() - 1)]);
+            } else {
+                counts.push(u32::MAX); // free
+            }
+        }
+    }
+    // Shuffle which block of a die gets which count (block ids carry no meaning, but
+    // avoid a sorted layout), then fix the total to the number of logical units.
+    for die in 0..geo.dies as usize {
+        let s = &mut counts[die * bpd..die * bpd + used_per_die];
+        for i in (1..s.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            s.swap(i, j);
+        }
+    }
+    let target = ftl.user_units as i64;
+    let mut sum: i64 = counts
+        .iter()
+        .filter(|&&c| c != u32::MAX)
+        .map(|&c| c as i64)
+        .sum();
+    let mut i = 0usize;
+    let nb = counts.len();
+    let mut stuck = 0;
+    while sum != target && stuck < nb {
+        let c = &mut counts[i % nb];
+        i += 1;
+        if *c == u32::MAX {
+            stuck += 1;
+            continue;
+        }
+        if sum < target && *c < upb {
+            *c += 1;
+            sum += 1;
+            stuck = 0;
+        } else if sum > target && *c > 0 {
+            *c -= 1;
+            sum -= 1;
+            stuck = 0;
+        } else {
+            stuck += 1;
+        }
+    }
+    assert_eq!(
+        sum, target,
+        "drive cannot hold its user capacity at this OP"
+    );
+    // Install block states and free lists.
+    for die in 0..geo.dies as usize {
+        ftl.dies[die].free.clear();
+        for b in 0..bpd {
+            let id = die * bpd + b;
+            let info = &mut ftl.blocks[id];
+            if counts[id] == u32::MAX {
+                info.state = BlockState::Free;
+                info.valid = 0;
+                info.programmed_pages = 0;
+                ftl.dies[die].free.push_back(id as u32);
+            } else {
+                info.state = BlockState::Full;
+                info.valid = 0;
+                info.programmed_pages = geo.pages_per_block;
+            }
+        }
+    }
+    // Deal logical units to valid slots through a pseudo-random bijection; the valid
+    // slots of a block are a random subset (partial Fisher-Yates over slot indices).
+    let perm = Permutation::new(ftl.user_units, rng.next_u64());
+    let mut k: u64 = 0;
+    let mut slots: Vec<u32> = (0..upb).collect();
+    // The l2p stores land at random addresses of a large array; a small ring of
+    // pending stores with prefetches keeps many cache misses in flight at once.
+    let mut ring = StoreRing::default();
+    let mut chosen = vec![false; upb as usize];
+    for (id, &c) in counts.iter().enumerate() {
+        if c == u32::MAX {
+            continue;
+        }
+        let base = geo.block_base(id as u32);
+        // Pick the smaller of the valid and invalid sets at random.
+        let pick_valid = c <= upb / 2;
+        let picks = if pick_valid { c } else { upb - c };
+        chosen.fill(!pick_valid);
+        for i in 0..picks as usize {
+            let j = i + rng.below((upb as usize - i) as u64) as usize;
+            slots.swap(i, j);
+            chosen[slots[i] as usize] = pick_valid;
+        }
+        for slot in 0..upb {
+            if chosen[slot as usize] {
+                let lpn = perm.apply(k) as u32;
+                k += 1;
+                let pun = base + slot;
+                ring.push(&mut ftl.l2p, lpn, pun);
+                ftl.p2l[pun as usize] = lpn;
+            }
+        }
+        ftl.blocks[id].valid = c;
+    }
+    ring.drain(&mut ftl.l2p);
+    debug_assert_eq!(k, ftl.user_units);
+}
+
+const RING: usize = 64;
+
+/// Deferred `array[index] = value` stores, prefetched `RING` stores ahead.
+struct StoreRing {
+    pending: [(u32, u32); RING],
+    len: usize,
+    head: usize,
+}
+
+impl Default for StoreRing {
+    fn default() -> Self {
+        StoreRing {
+            pending: [(0, 0); RING],
+            len: 0,
+            head: 0,
+        }
+    }
+}
+
+impl StoreRing {
+    #[inline]
+    fn push(&mut self, array: &mut [u32], index: u32, value: u32) {
+        prefetch(array, index as usize);
+        if self.len == RING {
+            let (i, v) = self.pending[self.head];
+            array[i as usize] = v;
+            self.pending[self.head] = (index, value);
+            self.head = (self.head + 1) % RING;
+        } else {
+            self.pending[(self.head + self.len) % RING] = (index, value);
+            self.len += 1;
+        }
+    }
+
+    fn drain(&mut self, array: &mut [u32]) {
+        for k in 0..self.len {
+            let (i, v) = self.pending[(self.head + k) % RING];
+            array[i as usize] = v;
+        }
+        self.len = 0;
+    }
+}
+
+#[inline]
+fn prefetch(array: &[u32], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if index < array.len() {
+        // SAFETY: prefetching is a hint and never faults; the pointer is in bounds.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                array.as_ptr().add(index) as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (array, index);
+}
+
+/// A seeded bijection on 0..n: an invertible mix (odd multiplications, xor-shifts and
+/// additions modulo 2^k, each a bijection) on the smallest power of two >= n, with
+/// cycle walking (fewer than two steps on average).
+pub struct Permutation {
+    n: u64,
+    bits: u32,
+    mask: u64,
+    keys: [u64; 6],
+}
+
+impl Permutation {
+    pub fn new(n: u64, seed: u64) -> Self {
+        let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
+        let mut r = Rng::new(seed);
+        let mut keys = [0u64; 6];
+        for (i, k) in keys.iter_mut().enumerate() {
+            *k = r.next_u64() | (i % 2 == 0) as u64; // multipliers (even slots) odd
+        }
+        Permutation {
+            n,
+            bits,
+            mask: if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
+            keys,
+        }
+    }
+
+    #[inline]
+    fn mix(&self, mut x: u64) -> u64 {
+        let s = self.bits / 2 + 1;
+        for r in 0..3 {
+            x = x
+                .wrapping_mul(self.keys[2 * r])
+                .wrapping_add(self.keys[2 * r + 1])
+                & self.mask;
+            x ^= x >> s;
+        }
+        x
+    }
+
+    #[inline]
+    pub fn apply(&self, i: u64) -> u64 {
+        let mut y = self.mix(i);
+        while y >= self.n {
+            y = self.mix(y);
+        }
+        y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{load_device, DeviceSpec};
+
+    #[test]
+    fn direct_fill_equals_writing_every_unit() {
+        for over in [vec![], vec!["ftl.over_provisioning=0.3".to_string()]] {
+            let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &over).unwrap();
+            let mut a = Ftl::new(&d, false);
+            let mut b = Ftl::new(&d, false);
+            fill_sequential(&mut a);
+            fill_by_writing(&mut b);
+            assert_eq!(a.l2p, b.l2p);
+            assert_eq!(a.p2l, b.p2l);
+            for (x, y) in a.blocks.iter().zip(&b.blocks) {
+                assert_eq!(
+                    (x.valid, x.state, x.programmed_pages),
+                    (y.valid, y.state, y.programmed_pages)
+                );
+            }
+            assert_eq!(a.host_cursor, b.host_cursor);
+            for (x, y) in a.dies.iter().zip(&b.dies) {
+                assert_eq!(x.free, y.free);
+                let open = |f: &super::super::Frontier| {
+                    (
+                        f.block,
+                        if f.block == super::super::NO_BLOCK {
+                            0
+                        } else {
+                            f.next
+                        },
+                    )
+                };
+                assert_eq!(open(&x.host), open(&y.host));
+            }
+            assert_eq!(a.stats.units_programmed, b.stats.units_programmed);
+        }
+    }
+
+    #[test]
+    fn permutation_is_a_bijection() {
+        for n in [1u64, 2, 7, 100, 1000, 4097] {
+            let p = Permutation::new(n, 42);
+            let mut seen = vec![false; n as usize];
+            for i in 0..n {
+                let y = p.apply(i);
+                assert!(y < n);
+                assert!(!seen[y as usize]);
+                seen[y as usize] = true;
+            }
+        }
+    }
+}

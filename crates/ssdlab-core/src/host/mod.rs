@@ -1,0 +1,209 @@
+//! Host interface: the PCIe link and the NVMe submission queues with round-robin
+//! arbitration and burst fetch.
+//!
+//! PCIe: each direction is one FIFO resource whose rate is lanes x per-lane rate
+//! after line encoding (8b/10b for Gen1-2, 128b/130b for Gen3-5); a transfer is split
+//! into TLPs of at most `max_payload` bytes, each carrying `tlp_overhead` bytes of
+//! header/framing/CRC; every TLP arrives `pcie_latency` after it is sent. Doorbells,
+//! command fetches (64-byte entries), data and completions (16-byte entries) all use
+//! these links, so they slow one another.
+//! NVMe: the host writes a command into a submission queue and rings its doorbell;
+//! one fetch engine visits the queues in round-robin order, fetching up to
+//! `arbitration_burst` commands from one queue per turn.
+//! Simplifies: interrupts are folded into the completion entry's arrival; flow-control
+//! credits and link-layer acks are not modelled.
+
+use crate::config::DeviceConfig;
+use crate::sim::{fs_per_byte, xfer_ns, Ns};
+use std::collections::VecDeque;
+
+pub const SQE_BYTES: u64 = 64;
+pub const CQE_BYTES: u64 = 16;
+pub const DOORBELL_BYTES: u64 = 4;
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkDir {
+    pub free_at: Ns,
+    pub busy_ns: u64,
+    pub payload_bytes: u64,
+    pub wire_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Pcie {
+    fs_per_byte: u64,
+    max_payload: u64,
+    overhead: u64,
+    pub latency: Ns,
+    /// Device to host.
+    pub up: LinkDir,
+    /// Host to device.
+    pub down: LinkDir,
+}
+
+impl Pcie {
+    pub fn new(d: &DeviceConfig) -> Self {
+        Pcie {
+            fs_per_byte: fs_per_byte(d.link_bytes_per_s()),
+            max_payload: d.host.max_payload.bytes(),
+            overhead: d.host.tlp_overhead.bytes(),
+            latency: d.host.pcie_latency.ns(),
+            up: LinkDir::default(),
+            down: LinkDir::default(),
+        }
+    }
+
+    /// Bytes on the wire for a payload (a zero-byte payload is one header-only TLP).
+    #[inline]
+    pub fn wire_bytes(&self, payload: u64) -> u64 {
+        payload + payload.div_ceil(self.max_payload).max(1) * self.overhead
+    }
+
+    /// Time the link needs to serialise a payload.
+    #[inline]
+    pub fn wire_ns(&self, payload: u64) -> Ns {
+        xfer_ns(self.wire_bytes(payload), self.fs_per_byte)
+    }
+
+    #[inline]
+    fn send(&mut self, up: bool, now: Ns, payload: u64) -> Ns {
+        let dur = self.wire_ns(payload);
+        let wire = self.wire_bytes(payload);
+        let d = if up { &mut self.up } else { &mut self.down };
+        let start = d.free_at.max(now);
+        d.free_at = start + dur;
+        d.busy_ns += dur;
+        d.payload_bytes += payload;
+        d.wire_bytes += wire;
+        d.free_at + self.latency
+    }
+
+    /// Send device -> host; returns the arrival time at the host.
+    #[inline]
+    pub fn send_up(&mut self, now: Ns, payload: u64) -> Ns {
+        self.send(true, now, payload)
+    }
+
+    /// Send host -> device; returns the arrival time at the device.
+    #[inline]
+    pub fn send_down(&mut self, now: Ns, payload: u64) -> Ns {
+        self.send(false, now, payload)
+    }
+}
+
+/// One NVMe I/O submission queue (with its completion queue).
+#[derive(Clone, Debug, Default)]
+pub struct Sq {
+    /// Commands written to the queue, not yet fetched: (cmd, time the doorbell arrives).
+    pub pending: VecDeque<(u32, Ns)>,
+    /// Commands the host holds back because the queue is full.
+    pub overflow: VecDeque<u32>,
+    /// Entries in use (pending + fetched, not yet completed).
+    pub used: u32,
+    pub fetched: u64,
+}
+
+/// Submission queues and the controller's fetch engine.
+#[derive(Clone, Debug)]
+pub struct Nvme {
+    pub sqs: Vec<Sq>,
+    rr: usize,
+    pub burst: u32,
+    pub entries: u32,
+    pub fetch_busy: bool,
+    /// Time of the earliest scheduled fetch kick (Ns::MAX if none).
+    pub kick_at: Ns,
+    pub fetching: Vec<u32>,
+    pub fetches: u64,
+}
+
+impl Nvme {
+    pub fn new(d: &DeviceConfig, queues: u32) -> Self {
+        Nvme {
+            sqs: vec![Sq::default(); queues as usize],
+            rr: 0,
+            burst: d.host.arbitration_burst,
+            entries: d.host.queue_entries,
+            fetch_busy: false,
+            kick_at: Ns::MAX,
+            fetching: Vec::with_capacity(d.host.arbitration_burst as usize),
+            fetches: 0,
+        }
+    }
+
+    /// Can queue `sq` take another entry? (A queue of N entries holds N-1 commands.)
+    #[inline]
+    pub fn has_room(&self, sq: u32) -> bool {
+        self.sqs[sq as usize].used + 1 < self.entries
+    }
+
+    /// Choose the next queue with a visible command (round robin) and take up to a
+    /// burst of visible commands into `fetching`. Returns the queue, or None and
+    /// the earliest time a pending command becomes visible.
+    pub fn arbitrate(&mut self, now: Ns) -> Result<u32, Option<Ns>> {
+        let n = self.sqs.len();
+        let mut earliest: Option<Ns> = None;
+        for k in 0..n {
+            let qi = (self.rr + k) % n;
+            let q = &mut self.sqs[qi];
+            match q.pending.front() {
+                Some(&(_, vis)) if vis <= now => {
+                    while self.fetching.len() < self.burst as usize {
+                        match q.pending.front() {
+                            Some(&(c, v)) if v <= now => {
+                                self.fetching.push(c);
+                                q.pending.pop_front();
+                            }
+                            _ => break,
+                        }
+                    }
+                    q.fetched += self.fetching.len() as u64;
+                    self.rr = (qi + 1) % n;
+                    self.fetches += 1;
+                    return Ok(qi as u32);
+                }
+                Some(&(_, vis)) => earliest = Some(earliest.map_or(vis, |e: Ns| e.min(vis))),
+                None => {}
+            }
+        }
+        Err(earliest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{load_device, DeviceSpec};
+
+    #[test]
+    fn gen3_x4_link_rate_and_tlp_overhead() {
+        let d = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[]).unwrap();
+        let p = Pcie::new(&d);
+        // 4 lanes x 8 GT/s x 128/130 / 8 = 3.938 GB/s; 4 KiB = 16 TLPs of 256 B + 24 B.
+        assert_eq!(p.wire_bytes(4096), 4096 + 16 * 24);
+        let ns = p.wire_ns(4096) as f64;
+        let expect = (4096.0 + 384.0) / 3.938_461_5e9 * 1e9;
+        assert!((ns - expect).abs() <= 1.0, "{ns} vs {expect}");
+    }
+
+    #[test]
+    fn round_robin_with_burst() {
+        let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+        let mut n = Nvme::new(&d, 3);
+        for c in 0..6 {
+            n.sqs[0].pending.push_back((c, 0));
+        }
+        n.sqs[2].pending.push_back((100, 0));
+        n.sqs[1].pending.push_back((50, 10));
+        assert_eq!(n.arbitrate(0), Ok(0));
+        assert_eq!(n.fetching, vec![0, 1, 2, 3]); // burst 4
+        n.fetching.clear();
+        assert_eq!(n.arbitrate(0), Ok(2)); // queue 1's command is not visible yet
+        n.fetching.clear();
+        assert_eq!(n.arbitrate(0), Ok(0));
+        assert_eq!(n.fetching, vec![4, 5]);
+        n.fetching.clear();
+        assert_eq!(n.arbitrate(0), Err(Some(10)));
+        assert_eq!(n.arbitrate(10), Ok(1));
+    }
+}

@@ -1,0 +1,71 @@
+//! ssdlab core: a deterministic discrete-event simulator of one NVMe SSD.
+//!
+//! Layers, each a module: `sim` (time, events, RNG) -> `nand` (geometry, dies,
+//! channels) -> `ftl` (mapping, blocks, GC, preparation) -> `controller` (firmware
+//! cores, write buffer, transaction scheduling) -> `host` (PCIe, NVMe queues), plus
+//! `workload`, `config`, `stats`, and `ssd` which owns everything and runs the loop.
+//! The core never prints; errors are values.
+
+pub mod config;
+pub mod controller;
+pub mod ftl;
+pub mod host;
+pub mod nand;
+pub mod sim;
+pub mod ssd;
+pub mod stats;
+pub mod workload;
+
+pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};
+pub use ftl::prep::DriveState;
+pub use ssd::{Report, RunOptions, Ssd};
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Simulate `workload` on `device` and return the report. `progress` receives the
+/// fraction done now and then and may return false to stop early.
+pub fn run(
+    device: DeviceConfig,
+    workload: WorkloadConfig,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Report {
+    let t0 = std::time::Instant::now();
+    let mut ssd = Ssd::new(device, workload, opts);
+    let t1 = std::time::Instant::now();
+    ssd.run(progress);
+    let sim_wall = t1.elapsed().as_secs_f64();
+    let mut r = ssd.report(t0.elapsed().as_secs_f64());
+    r.json["prep_wall_time_s"] = (t1 - t0).as_secs_f64().into();
+    r.json["sim_wall_time_s"] = sim_wall.into();
+    r
+}
+
+/// Resolve everything from text inputs (what the Python layer passes) and run.
+pub fn run_from_specs(
+    device: &DeviceSpec,
+    device_overrides: &[String],
+    workload_json: &str,
+    workload_overrides: &[String],
+    state: &str,
+    seed: u64,
+    verify: bool,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<Report, ConfigError> {
+    let dev = config::load_device(device, device_overrides)?;
+    let wl = config::load_workload(workload_json, workload_overrides, dev.capacity_bytes())?;
+    let state = DriveState::parse(state).map_err(|m| ConfigError {
+        source: String::new(),
+        message: m,
+    })?;
+    Ok(run(
+        dev,
+        wl,
+        RunOptions {
+            state,
+            seed,
+            verify,
+        },
+        progress,
+    ))
+}

@@ -1,0 +1,250 @@
+//! NAND flash array: geometry, physical addresses, cell timings, dies and channels.
+//!
+//! Models: dies that sense, program and erase independently; one shared bus per
+//! channel whose rate and width set how long data-in (program) and data-out (read)
+//! occupy it, while sensing and programming occupy only the die; command/address
+//! cycles on the bus before each operation; tR and tPROG by page type.
+//! Simplifies: the planes of a die are used together as one "block group" (block b
+//! of every plane is erased together and programmed in multi-plane stripes), as
+//! most FTLs do; cache-read/cache-program pipelining is not modelled; the channel
+//! is granted in request order (FIFO reservations).
+
+use crate::config::DeviceConfig;
+use crate::sim::{fs_per_byte, xfer_ns, Ns};
+
+/// A physical mapping-unit number (flat index of one mapping unit of flash).
+pub type Pun = u32;
+
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    pub channels: u32,
+    pub dies: u32,
+    pub planes: u32,
+    /// Block groups per die (= blocks per plane).
+    pub blocks_per_die: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u64,
+    pub unit_bytes: u64,
+    /// Mapping units per page.
+    pub units_per_page: u32,
+    /// Mapping units in one multi-plane stripe (one page of every plane).
+    pub units_per_stripe: u32,
+    /// Mapping units in one block group.
+    pub units_per_block: u32,
+    pub bits_per_cell: u32,
+}
+
+impl Geometry {
+    pub fn new(d: &DeviceConfig) -> Self {
+        let n = &d.nand;
+        let upp = (n.page_size.bytes() / d.ftl.mapping_unit.bytes()) as u32;
+        let ups = upp * n.planes_per_die;
+        Geometry {
+            channels: n.channels,
+            dies: n.channels * n.dies_per_channel,
+            planes: n.planes_per_die,
+            blocks_per_die: n.blocks_per_plane,
+            pages_per_block: n.pages_per_block,
+            page_bytes: n.page_size.bytes(),
+            unit_bytes: d.ftl.mapping_unit.bytes(),
+            units_per_page: upp,
+            units_per_stripe: ups,
+            units_per_block: ups * n.pages_per_block,
+            bits_per_cell: n.cell.bits() as u32,
+        }
+    }
+
+    pub fn total_blocks(&self) -> u32 {
+        self.dies * self.blocks_per_die
+    }
+
+    pub fn total_units(&self) -> u64 {
+        self.total_blocks() as u64 * self.units_per_block as u64
+    }
+
+    /// Channel of a die: dies are numbered channel-first (die d sits on channel d mod channels),
+    /// so consecutive dies are on different channels.
+    #[inline]
+    pub fn channel_of(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+
+    /// Global block index (die-major).
+    #[inline]
+    pub fn block_id(&self, die: u32, block: u32) -> u32 {
+        die * self.blocks_per_die + block
+    }
+
+    /// First unit of a block.
+    #[inline]
+    pub fn block_base(&self, block_id: u32) -> Pun {
+        block_id * self.units_per_block
+    }
+
+    #[inline]
+    pub fn block_of(&self, pun: Pun) -> u32 {
+        pun / self.units_per_block
+    }
+
+    #[inline]
+    pub fn die_of(&self, pun: Pun) -> u32 {
+        pun / self.units_per_block / self.blocks_per_die
+    }
+
+    /// Page index within the block.
+    #[inline]
+    pub fn page_of(&self, pun: Pun) -> u32 {
+        (pun % self.units_per_block) / self.units_per_stripe
+    }
+
+    #[inline]
+    pub fn plane_of(&self, pun: Pun) -> u32 {
+        (pun % self.units_per_stripe) / self.units_per_page
+    }
+
+    /// Page type (0 = lower page, ... ) of a page index, as in the usual
+    /// one-wordline-per-`bits` page numbering.
+    #[inline]
+    pub fn page_type(&self, page: u32) -> usize {
+        (page % self.bits_per_cell) as usize
+    }
+
+    /// Same physical page (die, block, page, plane)?
+    #[inline]
+    pub fn same_page(&self, a: Pun, b: Pun) -> bool {
+        a / self.units_per_page == b / self.units_per_page
+    }
+}
+
+/// Timings of the array and the bus.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    pub t_read: [Ns; 4],
+    pub t_prog: [Ns; 4],
+    pub t_erase: Ns,
+    pub t_cmd: Ns,
+    /// Channel cost per byte, femtoseconds.
+    pub ch_fs_per_byte: u64,
+}
+
+impl Timing {
+    pub fn new(d: &DeviceConfig) -> Self {
+        let n = &d.nand;
+        let mut t_read = [0; 4];
+        let mut t_prog = [0; 4];
+        for i in 0..4 {
+            t_read[i] = n.t_read.get(i);
+            t_prog[i] = n.t_prog.get(i);
+        }
+        Timing {
+            t_read,
+            t_prog,
+            t_erase: n.t_erase.ns(),
+            t_cmd: n.t_cmd.ns(),
+            ch_fs_per_byte: fs_per_byte(d.channel_bytes_per_s()),
+        }
+    }
+
+    #[inline]
+    pub fn bus_ns(&self, bytes: u64) -> Ns {
+        xfer_ns(bytes, self.ch_fs_per_byte)
+    }
+}
+
+/// A channel bus, granted in request order.
+#[derive(Clone, Debug, Default)]
+pub struct Channel {
+    pub free_at: Ns,
+    pub busy_ns: u64,
+    pub bytes: u64,
+}
+
+impl Channel {
+    /// Occupy the bus for `dur` starting no earlier than `now`; returns the end time.
+    #[inline]
+    pub fn reserve(&mut self, now: Ns, dur: Ns) -> Ns {
+        let start = self.free_at.max(now);
+        self.free_at = start + dur;
+        self.busy_ns += dur;
+        self.free_at
+    }
+}
+
+/// What a die is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DieStage {
+    Idle,
+    /// Sensing (tR) of a read; the data-out transfer follows.
+    Sense,
+    /// Data-out of a read over the channel.
+    DataOut,
+    /// Data-in plus tPROG of a program.
+    Program,
+    Erase,
+}
+
+/// Per-die operation state and utilisation counters.
+#[derive(Clone, Debug)]
+pub struct Die {
+    pub stage: DieStage,
+    /// Bumped at every new operation; events carrying an older value are stale.
+    pub gen: u32,
+    pub op_start: Ns,
+    pub busy_ns: u64,
+    /// Transactions of the current (possibly multi-plane) operation.
+    pub op_txns: [u32; 16],
+    pub op_len: u8,
+}
+
+impl Default for Die {
+    fn default() -> Self {
+        Die {
+            stage: DieStage::Idle,
+            gen: 0,
+            op_start: 0,
+            busy_ns: 0,
+            op_txns: [0; 16],
+            op_len: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{load_device, DeviceSpec};
+
+    #[test]
+    fn address_decomposition_round_trips() {
+        let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+        let g = Geometry::new(&d);
+        assert_eq!(g.units_per_page, 4);
+        assert_eq!(g.units_per_stripe, 8);
+        let die = 3;
+        let blk = 17;
+        let base = g.block_base(g.block_id(die, blk));
+        let pun = base + 5 * g.units_per_stripe + g.units_per_page + 2;
+        assert_eq!(g.die_of(pun), die);
+        assert_eq!(g.block_of(pun), g.block_id(die, blk));
+        assert_eq!(g.page_of(pun), 5);
+        assert_eq!(g.plane_of(pun), 1);
+        assert_eq!(g.channel_of(3), 1);
+    }
+
+    #[test]
+    fn channel_is_fifo_and_counts_busy_time() {
+        let mut c = Channel::default();
+        assert_eq!(c.reserve(100, 50), 150);
+        assert_eq!(c.reserve(120, 10), 160);
+        assert_eq!(c.reserve(500, 10), 510);
+        assert_eq!(c.busy_ns, 70);
+    }
+
+    #[test]
+    fn bus_time_matches_rate() {
+        let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+        let t = Timing::new(&d);
+        // 800 MT/s x 8 bit = 800 MB/s -> 4096 B take 5.12 us.
+        assert_eq!(t.bus_ns(4096), 5120);
+    }
+}

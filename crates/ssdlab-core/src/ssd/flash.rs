@@ -1,0 +1,269 @@
+//! Die operations and garbage collection driving: the scheduler picks a die's next
+//! operation, the channel and die are occupied for its stages, and finished
+//! transactions are handed back to the host path, the FTL or GC.
+
+use super::Ssd;
+use crate::controller::{Pick, Txn, TxnKind};
+use crate::ftl::FullStripe;
+use crate::nand::DieStage;
+use crate::sim::Event;
+
+impl Ssd {
+    /// Queue the program of a full stripe on its die.
+    pub(super) fn queue_program(&mut self, s: FullStripe, gc: bool) {
+        let base = self.geo.block_base(s.block) + s.page * self.geo.units_per_stripe;
+        let t = self.txns.insert(Txn {
+            kind: TxnKind::Program { gc },
+            cmd: 0,
+            die: s.die,
+            plane: 0,
+            page: s.page,
+            block: s.block,
+            pun: base,
+            lpn: 0,
+            n: self.geo.units_per_stripe,
+            bytes: self.geo.planes as u64 * self.geo.page_bytes,
+            erase_count: 0,
+        });
+        self.dq[s.die as usize].programs.push_back(t);
+        if !gc {
+            self.maybe_start_gc(s.die);
+        }
+        self.kick_die(s.die);
+    }
+
+    /// Start the die's next operation if it is idle.
+    pub(super) fn kick_die(&mut self, die: u32) {
+        let d = die as usize;
+        if self.dies[d].stage != DieStage::Idle {
+            return;
+        }
+        let now = self.now();
+        let pick = self.dq[d].pick(self.ftl.free_blocks(die));
+        let ch = self.geo.channel_of(die) as usize;
+        let t_cmd = self.timing.t_cmd;
+        match pick {
+            Pick::Nothing => {}
+            Pick::Read | Pick::GcRead => {
+                // Merge queued reads on distinct planes into one multi-plane read.
+                let queue = if pick == Pick::Read {
+                    &mut self.dq[d].user_reads
+                } else {
+                    &mut self.dq[d].gc_reads
+                };
+                let first = queue.pop_front().expect("picked");
+                let die_state = &mut self.dies[d];
+                die_state.op_txns[0] = first;
+                die_state.op_len = 1;
+                let mut planes_used = 1u32 << self.txns.get(first).plane;
+                let mut t_read = self.timing.t_read[self.geo.page_type(self.txns.get(first).page)];
+                let max_planes = self.geo.planes as usize;
+                let mut i = 0;
+                while (die_state.op_len as usize) < max_planes && i < queue.len() && i < 16 {
+                    let t = queue[i];
+                    let tx = self.txns.get(t);
+                    let bit = 1u32 << tx.plane;
+                    if planes_used & bit == 0 {
+                        planes_used |= bit;
+                        t_read = t_read.max(self.timing.t_read[self.geo.page_type(tx.page)]);
+                        die_state.op_txns[die_state.op_len as usize] = t;
+                        die_state.op_len += 1;
+                        queue.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                let n = die_state.op_len as u64;
+                if n > 1 {
+                    self.counters.multiplane_reads += 1;
+                }
+                self.counters.read_ops += 1;
+                let cmd_end = self.channels[ch].reserve(now, t_cmd * n);
+                self.begin(die, DieStage::Sense, cmd_end + t_read);
+            }
+            Pick::Program => {
+                let t = self.dq[d].programs.pop_front().expect("picked");
+                let tx = *self.txns.get(t);
+                let xfer = self.timing.bus_ns(tx.bytes);
+                let din_end = self.channels[ch].reserve(now, t_cmd + xfer);
+                self.channels[ch].bytes += tx.bytes;
+                let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
+                self.dies[d].op_txns[0] = t;
+                self.dies[d].op_len = 1;
+                self.counters.program_ops += 1;
+                self.begin(die, DieStage::Program, din_end + t_prog);
+            }
+            Pick::Erase => {
+                let t = self.dq[d].erases.pop_front().expect("picked");
+                let end = self.channels[ch].reserve(now, t_cmd) + self.timing.t_erase;
+                self.dies[d].op_txns[0] = t;
+                self.dies[d].op_len = 1;
+                self.counters.erase_ops += 1;
+                self.begin(die, DieStage::Erase, end);
+            }
+        }
+    }
+
+    fn begin(&mut self, die: u32, stage: DieStage, until: u64) {
+        let now = self.now();
+        let d = &mut self.dies[die as usize];
+        d.stage = stage;
+        d.gen = d.gen.wrapping_add(1);
+        d.op_start = now;
+        let gen = d.gen;
+        self.q.schedule(until, Event::DieStage { die, gen });
+    }
+
+    /// The die finished a stage of its operation.
+    pub(super) fn die_stage(&mut self, die: u32, gen: u32) {
+        let d = die as usize;
+        if self.dies[d].gen != gen {
+            return; // stale
+        }
+        let now = self.now();
+        match self.dies[d].stage {
+            DieStage::Sense => {
+                // Data-out of every plane's transaction over the channel.
+                let mut bytes = 0;
+                for i in 0..self.dies[d].op_len as usize {
+                    bytes += self.txns.get(self.dies[d].op_txns[i]).bytes;
+                }
+                let ch = self.geo.channel_of(die) as usize;
+                let end = self.channels[ch].reserve(now, self.timing.bus_ns(bytes));
+                self.channels[ch].bytes += bytes;
+                let start = self.dies[d].op_start;
+                self.begin(die, DieStage::DataOut, end);
+                self.dies[d].op_start = start;
+            }
+            DieStage::DataOut | DieStage::Program | DieStage::Erase => {
+                let stage = self.dies[d].stage;
+                self.dies[d].busy_ns += now - self.dies[d].op_start;
+                self.dies[d].stage = DieStage::Idle;
+                let len = self.dies[d].op_len as usize;
+                let txns = self.dies[d].op_txns;
+                for &t in &txns[..len] {
+                    match stage {
+                        DieStage::DataOut => match self.txns.get(t).kind {
+                            TxnKind::GcRead => self.gc_read_done(t),
+                            _ => self.user_read_done(t),
+                        },
+                        DieStage::Program => self.program_done(t),
+                        _ => self.erase_done(t),
+                    }
+                }
+                self.kick_die(die);
+            }
+            DieStage::Idle => {}
+        }
+    }
+
+    fn program_done(&mut self, t: u32) {
+        let tx = *self.txns.get(t);
+        self.txns.remove(t);
+        self.ftl.program_done(FullStripe {
+            die: tx.die,
+            block: tx.block,
+            page: tx.page,
+        });
+        if let TxnKind::Program { gc: false } = tx.kind {
+            self.buffer.release(tx.n as u64);
+            self.wake_buffer_waiters();
+        } else {
+            self.counters.gc_programs += 1;
+        }
+    }
+
+    fn erase_done(&mut self, t: u32) {
+        let tx = *self.txns.get(t);
+        self.txns.remove(t);
+        self.ftl.erase_done(tx.block);
+        if self.ftl.wants_more_gc(tx.die) {
+            self.start_victim(tx.die);
+        }
+        self.wake_alloc_waiters();
+    }
+
+    /// Start collecting on a die that ran low on free blocks.
+    pub(super) fn maybe_start_gc(&mut self, die: u32) {
+        if self.ftl.needs_gc(die) {
+            self.start_victim(die);
+        }
+    }
+
+    /// Claim a victim and queue reads of its valid data, page by page and plane by plane.
+    fn start_victim(&mut self, die: u32) {
+        if self.ftl.dies[die as usize].victim.is_some() {
+            return;
+        }
+        let Some(victim) = self.ftl.start_gc(die) else {
+            return;
+        };
+        let upp = self.geo.units_per_page;
+        let base = self.geo.block_base(victim);
+        let mut reads = 0;
+        let mut p = base;
+        while p < base + self.geo.units_per_block {
+            let valid = (p..p + upp)
+                .filter(|&u| self.ftl.p2l[u as usize] != crate::ftl::UNMAPPED)
+                .count() as u64;
+            if valid > 0 {
+                let t = self.txns.insert(Txn {
+                    kind: TxnKind::GcRead,
+                    cmd: 0,
+                    die,
+                    plane: self.geo.plane_of(p),
+                    page: self.geo.page_of(p),
+                    block: victim,
+                    pun: p,
+                    lpn: 0,
+                    n: upp,
+                    bytes: valid * self.unit_bytes,
+                    erase_count: 0,
+                });
+                self.dq[die as usize].gc_reads.push_back(t);
+                reads += 1;
+            }
+            p += upp;
+        }
+        self.counters.gc_reads += reads as u64;
+        self.dq[die as usize].gc_reads_left = reads;
+        if reads == 0 {
+            self.queue_erase(die, victim);
+        }
+        self.kick_die(die);
+    }
+
+    fn queue_erase(&mut self, die: u32, block: u32) {
+        let t = self.txns.insert(Txn {
+            kind: TxnKind::Erase,
+            cmd: 0,
+            die,
+            plane: 0,
+            page: 0,
+            block,
+            pun: 0,
+            lpn: 0,
+            n: 0,
+            bytes: 0,
+            erase_count: 0,
+        });
+        self.dq[die as usize].erases.push_back(t);
+    }
+
+    /// Victim data is in the controller: move still-valid units to the GC frontier.
+    fn gc_read_done(&mut self, t: u32) {
+        let tx = *self.txns.get(t);
+        self.txns.remove(t);
+        for u in tx.pun..tx.pun + tx.n {
+            if let Some((_, Some(s))) = self.ftl.relocate(u) {
+                self.queue_program(s, true);
+            }
+        }
+        let dq = &mut self.dq[tx.die as usize];
+        dq.gc_reads_left -= 1;
+        if dq.gc_reads_left == 0 {
+            self.queue_erase(tx.die, tx.block);
+            self.kick_die(tx.die);
+        }
+    }
+}

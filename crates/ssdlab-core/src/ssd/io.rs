@@ -1,0 +1,263 @@
+//! Host command handling inside the controller: reads split into per-page flash
+//! transactions, writes through the write buffer (with read-modify-write of partly
+//! covered mapping units), trims.
+
+use super::Ssd;
+use crate::controller::{Txn, TxnKind};
+use crate::ftl::UNMAPPED;
+use crate::sim::{Event, Ns};
+use crate::workload::OpKind;
+
+impl Ssd {
+    /// Mapping units touched by a byte range: (first lpn, count).
+    #[inline]
+    fn unit_range(&self, offset: u64, len: u64) -> (u32, u32) {
+        let ub = self.unit_bytes;
+        let first = offset / ub;
+        let last = (offset + len - 1) / ub;
+        (first as u32, (last - first + 1) as u32)
+    }
+
+    /// Bytes of unit `lpn` covered by the byte range.
+    #[inline]
+    fn overlap(&self, lpn: u32, offset: u64, len: u64) -> u64 {
+        let ub = self.unit_bytes;
+        let us = lpn as u64 * ub;
+        let s = us.max(offset);
+        let e = (us + ub).min(offset + len);
+        e - s
+    }
+
+    /// Firmware has decoded the command and looked up its mapping.
+    pub(super) fn cmd_ready(&mut self, cmd: u32) {
+        match self.cmds.get(cmd).kind {
+            OpKind::Read => self.start_read(cmd),
+            OpKind::Write => self.start_write(cmd),
+            OpKind::Trim => {
+                let c = *self.cmds.get(cmd);
+                let (first, n) = self.unit_range(c.offset, c.len);
+                for lpn in first..first + n {
+                    // Deallocate only whole units; a partial one keeps its data.
+                    if self.overlap(lpn, c.offset, c.len) == self.unit_bytes {
+                        self.ftl.trim(lpn);
+                    }
+                }
+                self.post_completion(cmd, self.now());
+            }
+        }
+    }
+
+    fn start_read(&mut self, cmd: u32) {
+        let now = self.now();
+        let c = *self.cmds.get(cmd);
+        let (first, n) = self.unit_range(c.offset, c.len);
+        let mut pending = 0u32;
+        let mut mem_bytes = 0u64; // served from the buffer or zero-filled
+        let mut open: Option<u32> = None; // transaction being extended
+        for lpn in first..first + n {
+            let bytes = self.overlap(lpn, c.offset, c.len);
+            let pun = self.ftl.translate(lpn);
+            self.ftl.verify_translate(lpn, pun);
+            if pun == UNMAPPED {
+                self.counters.unmapped_reads += 1;
+                mem_bytes += bytes;
+                continue;
+            }
+            if !self.ftl.is_programmed(pun) {
+                self.counters.buffer_hits += 1;
+                mem_bytes += bytes;
+                continue;
+            }
+            if let Some(t) = open {
+                let tx = self.txns.get_mut(t);
+                if tx.pun + tx.n == pun && tx.lpn + tx.n == lpn && self.geo.same_page(tx.pun, pun) {
+                    tx.n += 1;
+                    tx.bytes += bytes;
+                    continue;
+                }
+                self.queue_user_read(t);
+            }
+            let block = self.geo.block_of(pun);
+            let t = self.txns.insert(Txn {
+                kind: TxnKind::UserRead,
+                cmd,
+                die: self.geo.die_of(pun),
+                plane: self.geo.plane_of(pun),
+                page: self.geo.page_of(pun),
+                block,
+                pun,
+                lpn,
+                n: 1,
+                bytes,
+                erase_count: self.ftl.blocks[block as usize].erase_count,
+            });
+            open = Some(t);
+            pending += 1;
+        }
+        if let Some(t) = open {
+            self.queue_user_read(t);
+        }
+        self.counters.user_read_txns += pending as u64;
+        let mut ready: Ns = now;
+        if mem_bytes > 0 {
+            ready = self.pcie.send_up(now + self.buffer_read_ns, mem_bytes) - self.pcie.latency;
+        }
+        if pending == 0 {
+            self.post_completion(cmd, ready);
+        } else {
+            self.cmds.get_mut(cmd).pending = pending;
+        }
+    }
+
+    fn queue_user_read(&mut self, t: u32) {
+        let die = self.txns.get(t).die;
+        self.dq[die as usize].user_reads.push_back(t);
+        self.kick_die(die);
+    }
+
+    fn start_write(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        let (first, n) = self.unit_range(c.offset, c.len);
+        // Read-modify-write: old data of partly covered, programmed units.
+        let mut rmw = 0;
+        for lpn in [first, first + n - 1] {
+            if rmw > 0 && n == 1 {
+                break;
+            }
+            if self.overlap(lpn, c.offset, c.len) == self.unit_bytes {
+                continue;
+            }
+            let pun = self.ftl.translate(lpn);
+            if pun == UNMAPPED || !self.ftl.is_programmed(pun) {
+                continue;
+            }
+            let block = self.geo.block_of(pun);
+            let t = self.txns.insert(Txn {
+                kind: TxnKind::RmwRead,
+                cmd,
+                die: self.geo.die_of(pun),
+                plane: self.geo.plane_of(pun),
+                page: self.geo.page_of(pun),
+                block,
+                pun,
+                lpn,
+                n: 1,
+                bytes: self.unit_bytes,
+                erase_count: self.ftl.blocks[block as usize].erase_count,
+            });
+            self.queue_user_read(t);
+            rmw += 1;
+        }
+        self.counters.rmw_reads += rmw as u64;
+        if rmw > 0 {
+            self.cmds.get_mut(cmd).pending = rmw;
+        } else {
+            self.admit_write(cmd);
+        }
+    }
+
+    /// Take room in the write buffer and pull the data from the host.
+    fn admit_write(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        let (_, n) = self.unit_range(c.offset, c.len);
+        if !self.buffer.waiters.is_empty() || !self.buffer.try_reserve(n as u64) {
+            self.buffer.waits += 1;
+            self.buffer.waiters.push_back(cmd);
+            return;
+        }
+        self.pull_write_data(cmd);
+    }
+
+    fn pull_write_data(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        let at_host = self.pcie.send_up(self.now(), 0); // memory read request
+        let arrived = self.pcie.send_down(at_host, c.len);
+        self.q.schedule(arrived, Event::WriteDataIn { cmd });
+    }
+
+    /// Room was returned to the buffer: admit waiting writes in order.
+    pub(super) fn wake_buffer_waiters(&mut self) {
+        while let Some(&cmd) = self.buffer.waiters.front() {
+            let c = *self.cmds.get(cmd);
+            let (_, n) = self.unit_range(c.offset, c.len);
+            if !self.buffer.try_reserve(n as u64) {
+                break;
+            }
+            self.buffer.waiters.pop_front();
+            self.pull_write_data(cmd);
+        }
+    }
+
+    /// Write data is in the controller: place it in the FTL and complete.
+    pub(super) fn write_data_in(&mut self, cmd: u32) {
+        if self.place_write(cmd) {
+            self.post_completion(cmd, self.now());
+        } else {
+            self.counters.alloc_stalls += 1;
+            self.alloc_waiters.push_back(cmd);
+        }
+    }
+
+    /// Place the command's units; false if some die must first free a block.
+    fn place_write(&mut self, cmd: u32) -> bool {
+        let c = *self.cmds.get(cmd);
+        let (first, n) = self.unit_range(c.offset, c.len);
+        let mut k = c.placed;
+        while k < n {
+            match self.ftl.place_host(first + k) {
+                Some((_, full)) => {
+                    if let Some(s) = full {
+                        self.queue_program(s, false);
+                    }
+                    k += 1;
+                }
+                None => {
+                    self.cmds.get_mut(cmd).placed = k;
+                    return false;
+                }
+            }
+        }
+        self.cmds.get_mut(cmd).placed = n;
+        true
+    }
+
+    /// A block was freed: resume writes that were waiting for one.
+    pub(super) fn wake_alloc_waiters(&mut self) {
+        while let Some(&cmd) = self.alloc_waiters.front() {
+            if !self.place_write(cmd) {
+                break;
+            }
+            self.alloc_waiters.pop_front();
+            self.post_completion(cmd, self.now());
+        }
+    }
+
+    /// A host read or RMW read transaction has its data out of the die.
+    pub(super) fn user_read_done(&mut self, t: u32) {
+        let tx = *self.txns.get(t);
+        self.txns.remove(t);
+        if self.ftl.verify.is_some() {
+            for i in 0..tx.n {
+                self.ftl.verify_sensed(tx.pun + i, tx.erase_count);
+            }
+        }
+        let now = self.now();
+        let c = self.cmds.get_mut(tx.cmd);
+        c.pending -= 1;
+        let last = c.pending == 0;
+        match tx.kind {
+            TxnKind::UserRead => {
+                let arrival = self.pcie.send_up(now, tx.bytes);
+                if last {
+                    self.post_completion(tx.cmd, arrival - self.pcie.latency);
+                }
+            }
+            TxnKind::RmwRead => {
+                if last {
+                    self.admit_write(tx.cmd);
+                }
+            }
+            _ => unreachable!("not a host read"),
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The device: owns every component and the event queue, and runs the dispatch
+//! loop. Host jobs (closed-loop fio-style threads) live here too, since they only
+//! submit commands and take completions.
+//!
+//! Path of a command: host writes it to a submission queue and rings the doorbell
+//! (PCIe down) -> fetch engine arbitrates and fetches it (PCIe up request, PCIe down
+//! data) -> its firmware core decodes it and looks up the map -> reads: flash
+//! transactions per physical page, data-out over the channel, data to the host
+//! (PCIe up); writes: room in the write buffer, data from the host (PCIe down),
+//! placement in the FTL -> completion entry (PCIe up) -> host.
+
+mod flash;
+mod io;
+mod report;
+
+use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
+use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
+use crate::ftl::prep::{prepare, DriveState, PrepInfo};
+use crate::ftl::Ftl;
+use crate::host::{Nvme, Pcie, DOORBELL_BYTES};
+use crate::nand::{Channel, Die, Geometry, Timing};
+use crate::sim::{Event, EventQueue, Ns};
+use crate::stats::JobStats;
+use crate::workload::{JobGen, OpKind};
+
+pub use report::Report;
+
+/// A host command in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct Cmd {
+    pub job: u32,
+    pub sq: u32,
+    pub kind: OpKind,
+    pub offset: u64,
+    pub len: u64,
+    pub submit_ns: Ns,
+    /// Flash transactions (or RMW reads) still outstanding.
+    pub pending: u32,
+    /// Mapping units placed so far (writes waiting for free blocks resume here).
+    pub placed: u32,
+}
+
+/// Host-side state of one job (thread).
+struct Job {
+    gen: JobGen,
+    inflight: u32,
+    done: bool,
+    stats: JobStats,
+    /// Round-robin cursor for the `round-robin` queue policy.
+    rr: u32,
+}
+
+/// Options of one simulation run beyond device and workload.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub state: DriveState,
+    pub seed: u64,
+    /// Keep the read oracle (costs memory and time; for tests).
+    pub verify: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            state: DriveState::Full,
+            seed: 1,
+            verify: false,
+        }
+    }
+}
+
+pub struct Ssd {
+    pub cfg: DeviceConfig,
+    pub geo: Geometry,
+    timing: Timing,
+    q: EventQueue,
+    pcie: Pcie,
+    nvme: Nvme,
+    cores: Cores,
+    pub ftl: Ftl,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    dq: Vec<DieQueues>,
+    txns: Slab<Txn>,
+    cmds: Slab<Cmd>,
+    buffer: WriteBuffer,
+    /// Writes whose data arrived but found no die able to take it.
+    alloc_waiters: std::collections::VecDeque<u32>,
+    jobs: Vec<Job>,
+    workload: WorkloadConfig,
+    queue_policy: QueuePolicy,
+    ramp_ns: Ns,
+    unit_bytes: u64,
+    buffer_read_ns: Ns,
+    pub prep: PrepInfo,
+    opts: RunOptions,
+    counters: Counters,
+}
+
+/// Flash-level counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub read_ops: u64,
+    pub multiplane_reads: u64,
+    pub user_read_txns: u64,
+    pub rmw_reads: u64,
+    pub gc_reads: u64,
+    pub program_ops: u64,
+    pub gc_programs: u64,
+    pub erase_ops: u64,
+    pub buffer_hits: u64,
+    pub unmapped_reads: u64,
+    pub alloc_stalls: u64,
+}
+
+impl Ssd {
+    /// Build the device, prepare the drive and set up the jobs.
+    pub fn new(cfg: DeviceConfig, workload: WorkloadConfig, opts: RunOptions) -> Self {
+        let geo = Geometry::new(&cfg);
+        let mut ftl = Ftl::new(&cfg, opts.verify);
+        let prep = prepare(&mut ftl, &cfg, opts.state, opts.seed);
+        let capacity = cfg.capacity_bytes();
+        let queues = workload
+            .queues
+            .unwrap_or(match workload.queue_policy {
+                QueuePolicy::PerThread => workload.numjobs,
+                QueuePolicy::RoundRobin => cfg.host.io_queues,
+            })
+            .min(cfg.host.io_queues)
+            .max(1);
+        let jobs = (0..workload.numjobs)
+            .map(|j| Job {
+                gen: JobGen::new(&workload, capacity, opts.seed, j),
+                inflight: 0,
+                done: false,
+                stats: JobStats::default(),
+                rr: j,
+            })
+            .collect();
+        Ssd {
+            timing: Timing::new(&cfg),
+            pcie: Pcie::new(&cfg),
+            nvme: Nvme::new(&cfg, queues),
+            cores: Cores::new(&cfg),
+            dies: vec![Die::default(); geo.dies as usize],
+            channels: vec![Channel::default(); geo.channels as usize],
+            dq: vec![DieQueues::default(); geo.dies as usize],
+            txns: Slab::default(),
+            cmds: Slab::default(),
+            buffer: WriteBuffer::new(&cfg),
+            alloc_waiters: Default::default(),
+            jobs,
+            queue_policy: workload.queue_policy,
+            ramp_ns: workload.ramp_time.ns(),
+            unit_bytes: geo.unit_bytes,
+            buffer_read_ns: cfg.controller.buffer_read.ns(),
+            q: EventQueue::new(),
+            geo,
+            ftl,
+            workload,
+            prep,
+            opts,
+            counters: Counters::default(),
+            cfg,
+        }
+    }
+
+    pub fn now(&self) -> Ns {
+        self.q.now()
+    }
+
+    /// Run until every job has finished. `progress` is called now and then with the
+    /// fraction done (0..1); returning false stops the run early.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
+        for j in 0..self.jobs.len() as u32 {
+            self.q.schedule(0, Event::HostSubmit { job: j });
+        }
+        let mut active = self.jobs.len();
+        let mut tick = 0u32;
+        while active > 0 {
+            let Some(ev) = self.q.pop() else { break };
+            match ev {
+                Event::HostSubmit { job } => {
+                    let depth = self.workload.iodepth;
+                    for _ in 0..depth {
+                        self.submit(job);
+                    }
+                    if self.finish_job_if_done(job) {
+                        active -= 1;
+                    }
+                }
+                Event::FetchKick => {
+                    if self.nvme.kick_at <= self.now() {
+                        self.nvme.kick_at = Ns::MAX;
+                    }
+                    self.fetch();
+                }
+                Event::FetchDone { sq, .. } => self.fetch_done(sq),
+                Event::CmdReady { cmd } => self.cmd_ready(cmd),
+                Event::WriteDataIn { cmd } => self.write_data_in(cmd),
+                Event::DieStage { die, gen } => self.die_stage(die, gen),
+                Event::HostComplete { cmd } => {
+                    let job = self.cmds.get(cmd).job;
+                    self.complete(cmd);
+                    self.submit(job);
+                    if self.finish_job_if_done(job) {
+                        active -= 1;
+                    }
+                }
+            }
+            tick = tick.wrapping_add(1);
+            if tick & 0xFFFF == 0 && !progress(self.progress()) {
+                break;
+            }
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        let now = self.now();
+        let mut f: f64 = 1.0;
+        for j in &self.jobs {
+            let g = &j.gen;
+            let by_time = self
+                .workload
+                .runtime
+                .map(|r| now as f64 / r.ns() as f64)
+                .unwrap_or(0.0);
+            let by_ios = self
+                .workload
+                .number_ios
+                .map(|n| g.issued_ios as f64 / n as f64)
+                .unwrap_or(0.0);
+            let by_bytes = match (self.workload.io_size, self.workload.number_ios) {
+                (Some(b), None) => g.issued_bytes as f64 / b.bytes() as f64,
+                (None, None) if self.workload.runtime.is_none() => {
+                    g.issued_bytes as f64 / self.workload.span(self.cfg.capacity_bytes()) as f64
+                }
+                _ => 0.0,
+            };
+            f = f.min(by_time.max(by_ios).max(by_bytes).min(1.0));
+        }
+        f
+    }
+
+    fn finish_job_if_done(&mut self, job: u32) -> bool {
+        let now = self.now();
+        let j = &mut self.jobs[job as usize];
+        if !j.done && j.inflight == 0 && !j.gen.can_issue(now) {
+            j.done = true;
+            j.stats.end_ns = now;
+            j.stats.start_ns = self.ramp_ns.min(now);
+            return true;
+        }
+        false
+    }
+
+    /// Issue the job's next command if it may.
+    fn submit(&mut self, job: u32) {
+        let now = self.now();
+        let nq = self.nvme.sqs.len() as u32;
+        let j = &mut self.jobs[job as usize];
+        if !j.gen.can_issue(now) {
+            return;
+        }
+        let io = j.gen.next();
+        j.inflight += 1;
+        let sq = match self.queue_policy {
+            QueuePolicy::PerThread => job % nq,
+            QueuePolicy::RoundRobin => {
+                let s = j.rr % nq;
+                j.rr = j.rr.wrapping_add(1);
+                s
+            }
+        };
+        let cmd = self.cmds.insert(Cmd {
+            job,
+            sq,
+            kind: io.kind,
+            offset: io.offset,
+            len: io.len,
+            submit_ns: now,
+            pending: 0,
+            placed: 0,
+        });
+        if self.nvme.has_room(sq) {
+            self.enqueue_sq(cmd, sq);
+        } else {
+            self.nvme.sqs[sq as usize].overflow.push_back(cmd);
+        }
+    }
+
+    /// Write the command into its submission queue and ring the doorbell.
+    fn enqueue_sq(&mut self, cmd: u32, sq: u32) {
+        let now = self.now();
+        let visible = self.pcie.send_down(now, DOORBELL_BYTES);
+        let q = &mut self.nvme.sqs[sq as usize];
+        q.used += 1;
+        q.pending.push_back((cmd, visible));
+        if !self.nvme.fetch_busy && visible < self.nvme.kick_at {
+            self.nvme.kick_at = visible;
+            self.q.schedule(visible, Event::FetchKick);
+        }
+    }
+
+    /// The fetch engine takes the next burst, if it is idle and a command is visible.
+    fn fetch(&mut self) {
+        if self.nvme.fetch_busy {
+            return;
+        }
+        let now = self.now();
+        match self.nvme.arbitrate(now) {
+            Ok(sq) => {
+                let count = self.nvme.fetching.len() as u32;
+                let at_host = self.pcie.send_up(now, 0);
+                let back = self
+                    .pcie
+                    .send_down(at_host, count as u64 * crate::host::SQE_BYTES);
+                self.nvme.fetch_busy = true;
+                self.q.schedule(back, Event::FetchDone { sq, count });
+            }
+            Err(Some(t)) => {
+                if t < self.nvme.kick_at {
+                    self.nvme.kick_at = t;
+                    self.q.schedule(t, Event::FetchKick);
+                }
+            }
+            Err(None) => {}
+        }
+    }
+
+    fn fetch_done(&mut self, sq: u32) {
+        let now = self.now();
+        for i in 0..self.nvme.fetching.len() {
+            let cmd = self.nvme.fetching[i];
+            let ready = self.cores.process(sq, now);
+            self.q.schedule(ready, Event::CmdReady { cmd });
+        }
+        self.nvme.fetching.clear();
+        self.nvme.fetch_busy = false;
+        self.fetch();
+    }
+
+    /// The host sees the completion: record latency, free the queue entry.
+    fn complete(&mut self, cmd: u32) {
+        let now = self.now();
+        let c = *self.cmds.get(cmd);
+        let j = &mut self.jobs[c.job as usize];
+        j.inflight -= 1;
+        if c.submit_ns >= self.ramp_ns {
+            j.stats.dirs[c.kind.index()].record(now - c.submit_ns, c.len);
+        }
+        self.cmds.remove(cmd);
+        let q = &mut self.nvme.sqs[c.sq as usize];
+        q.used -= 1;
+        if let Some(next) = q.overflow.pop_front() {
+            self.enqueue_sq(next, c.sq);
+        }
+    }
+
+    /// Finish a command: post its completion entry after `data_ready`.
+    fn post_completion(&mut self, cmd: u32, data_ready: Ns) {
+        let at_host = self
+            .pcie
+            .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);
+        self.q.schedule(at_host, Event::HostComplete { cmd });
+    }
+}

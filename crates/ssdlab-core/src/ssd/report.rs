@@ -1,0 +1,142 @@
+//! The run report: fio-named per-job and total figures, device statistics, the
+//! resolved config, seed and version.
+
+use super::Ssd;
+use crate::stats::{JobStats, LatStats};
+use serde_json::{json, Value};
+
+/// A finished run's report as a JSON tree.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub json: Value,
+}
+
+impl Report {
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string_pretty(&self.json).expect("report serialises")
+    }
+}
+
+const DIRS: [&str; 3] = ["read", "write", "trim"];
+
+fn frac(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+impl Ssd {
+    pub fn report(&self, wall_time_s: f64) -> Report {
+        let sim_ns = self.now();
+        let mut jobs = Vec::new();
+        let mut total = JobStats::default();
+        let mut total_runtime = 0;
+        for (i, j) in self.jobs.iter().enumerate() {
+            let rt = j.stats.runtime_ns();
+            total_runtime = total_runtime.max(rt);
+            let mut o = json!({ "jobname": format!("job{i}"), "job_runtime": (rt as f64 / 1e6).round() as u64 });
+            for (d, name) in DIRS.iter().enumerate() {
+                o[*name] = j.stats.dirs[d].to_json(rt);
+                total.dirs[d].merge(&j.stats.dirs[d]);
+            }
+            jobs.push(o);
+        }
+        let mut out = json!({
+            "ssdlab_version": crate::VERSION,
+            "seed": self.opts.seed,
+            "state": self.prep.state,
+            "sim_time_ns": sim_ns,
+            "wall_time_s": wall_time_s,
+            "events": self.q.processed(),
+            "jobs": jobs,
+        });
+        for (d, name) in DIRS.iter().enumerate() {
+            out[*name] = total.dirs[d].to_json(total_runtime);
+        }
+        out["device"] = self.device_stats(sim_ns, &total.dirs);
+        out["prep"] = serde_json::to_value(&self.prep).expect("prep");
+        out["config"] = serde_json::to_value(&self.cfg).expect("config");
+        out["workload"] = serde_json::to_value(&self.workload).expect("workload");
+        out["queues"] = json!(self.nvme.sqs.len());
+        Report { json: out }
+    }
+
+    fn device_stats(&self, sim_ns: u64, _dirs: &[LatStats; 3]) -> Value {
+        let f = &self.ftl.stats;
+        let c = &self.counters;
+        let ch_util: Vec<f64> = self
+            .channels
+            .iter()
+            .map(|ch| frac(ch.busy_ns, sim_ns))
+            .collect();
+        let die_util: Vec<f64> = self.dies.iter().map(|d| frac(d.busy_ns, sim_ns)).collect();
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                0.0
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        let maxf = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
+        let core_util: Vec<f64> = self
+            .cores
+            .busy_ns
+            .iter()
+            .map(|&b| frac(b, sim_ns))
+            .collect();
+        let mut dev = json!({
+            "capacity_bytes": self.cfg.capacity_bytes(),
+            "raw_bytes": self.cfg.raw_bytes(),
+            "nand": {
+                "read_ops": c.read_ops,
+                "multiplane_read_ops": c.multiplane_reads,
+                "user_read_txns": c.user_read_txns,
+                "rmw_reads": c.rmw_reads,
+                "gc_read_txns": c.gc_reads,
+                "program_ops": c.program_ops,
+                "gc_program_ops": c.gc_programs,
+                "erase_ops": c.erase_ops,
+                "channel_bytes": self.channels.iter().map(|ch| ch.bytes).sum::<u64>(),
+            },
+            "ftl": {
+                "host_units_written": f.host_units_written,
+                "gc_units_copied": f.gc_units_copied,
+                "units_programmed": f.units_programmed,
+                "waf": self.ftl.waf(),
+                "gc_victims": f.gc_victims,
+                "erases": f.erases,
+                "trimmed_units": f.trimmed_units,
+                "free_blocks": self.ftl.total_free_blocks(),
+                "buffer_read_hits": c.buffer_hits,
+                "unmapped_reads": c.unmapped_reads,
+                "alloc_stalls": c.alloc_stalls,
+            },
+            "channels": { "util": ch_util, "mean_util": mean(&ch_util), "max_util": maxf(&ch_util) },
+            "dies": { "mean_util": mean(&die_util), "max_util": maxf(&die_util) },
+            "controller": {
+                "core_util": core_util,
+                "write_buffer_peak_bytes": self.buffer.peak_units * self.unit_bytes,
+                "write_buffer_waits": self.buffer.waits,
+            },
+            "pcie": {
+                "up_payload_bytes": self.pcie.up.payload_bytes,
+                "down_payload_bytes": self.pcie.down.payload_bytes,
+                "up_wire_bytes": self.pcie.up.wire_bytes,
+                "down_wire_bytes": self.pcie.down.wire_bytes,
+                "up_util": frac(self.pcie.up.busy_ns, sim_ns),
+                "down_util": frac(self.pcie.down.busy_ns, sim_ns),
+            },
+            "nvme": {
+                "queues": self.nvme.sqs.len(),
+                "fetches": self.nvme.fetches,
+                "fetched_per_queue": self.nvme.sqs.iter().map(|q| q.fetched).collect::<Vec<_>>(),
+            },
+        });
+        if let Some((checked, mismatches)) = self.ftl.oracle() {
+            dev["oracle"] = json!({ "checked": checked, "mismatches": mismatches });
+        }
+        dev
+    }
+}
