@@ -1,1 +1,147 @@
+//! Python bindings: thin wrappers that convert types and map errors. All logic
+//! lives in `ssdlab-core`; long runs release the GIL.
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use ssdlab_core::config::{self, presets as core_presets, DeviceSpec};
+use std::io::Write;
+use std::time::Instant;
+
+create_exception!(_core, ConfigError, PyValueError, "A device or workload description is invalid.");
+
+fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
+    Ok(match kind {
+        "preset" => DeviceSpec::Preset(text),
+        "toml" => DeviceSpec::Toml { origin, text },
+        "json" => DeviceSpec::Json { origin, text },
+        _ => return Err(PyValueError::new_err(format!("unknown device kind '{kind}'"))),
+    })
+}
+
+fn cfg_err(e: config::ConfigError) -> PyErr {
+    ConfigError::new_err(e.to_string())
+}
+
+/// A progress bar on stderr, shown only once a run has taken more than a second.
+struct Progress {
+    start: Instant,
+    shown: bool,
+    enabled: bool,
+}
+
+impl Progress {
+    fn update(&mut self, frac: f64) -> bool {
+        if self.enabled && self.start.elapsed().as_secs_f64() > 1.0 {
+            let width = 40;
+            let filled = ((frac.clamp(0.0, 1.0)) * width as f64) as usize;
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
+                "\r[{}{}] {:5.1}%  {:.1}s",
+                "#".repeat(filled),
+                ".".repeat(width - filled),
+                frac * 100.0,
+                self.start.elapsed().as_secs_f64()
+            );
+            let _ = err.flush();
+            self.shown = true;
+        }
+        true
+    }
+    fn finish(&self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{}\r", " ".repeat(60));
+            let _ = err.flush();
+        }
+    }
+}
+
+/// Run one simulation; returns the report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    device_kind: &str,
+    device_text: String,
+    device_origin: String,
+    device_overrides: Vec<String>,
+    workload_json: String,
+    workload_overrides: Vec<String>,
+    state: String,
+    seed: u64,
+    verify: bool,
+    progress: bool,
+) -> PyResult<String> {
+    let spec = spec(device_kind, device_text, device_origin)?;
+    let result = py.allow_threads(move || {
+        let mut bar = Progress {
+            start: Instant::now(),
+            shown: false,
+            enabled: progress,
+        };
+        let r = ssdlab_core::run_from_specs(
+            &spec,
+            &device_overrides,
+            &workload_json,
+            &workload_overrides,
+            &state,
+            seed,
+            verify,
+            &mut |f| bar.update(f),
+        );
+        bar.finish();
+        r.map(|r| r.to_json_string())
+    });
+    result.map_err(cfg_err)
+}
+
+/// Resolve and validate a device; returns the resolved config as JSON text.
+#[pyfunction]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides))]
+fn validate(
+    device_kind: &str,
+    device_text: String,
+    device_origin: String,
+    device_overrides: Vec<String>,
+) -> PyResult<String> {
+    let spec = spec(device_kind, device_text, device_origin)?;
+    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+    let mut v = serde_json::to_value(&dev).expect("config serialises");
+    v["capacity_bytes"] = dev.capacity_bytes().into();
+    v["raw_bytes"] = dev.raw_bytes().into();
+    Ok(v.to_string())
+}
+
+/// Check a workload (JSON, fio option names) against a device capacity.
+#[pyfunction]
+fn validate_workload(workload_json: String, overrides: Vec<String>, capacity: u64) -> PyResult<String> {
+    let w = config::load_workload(&workload_json, &overrides, capacity).map_err(cfg_err)?;
+    Ok(serde_json::to_string(&w).expect("workload serialises"))
+}
+
+/// (name, description) of every shipped device preset.
+#[pyfunction]
+fn presets() -> Vec<(String, String)> {
+    core_presets::describe()
+}
+
+/// The TOML text of a shipped preset, or None.
+#[pyfunction]
+fn preset_toml(name: &str) -> Option<String> {
+    core_presets::device_toml(name).map(str::to_string)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", ssdlab_core::VERSION)?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    Ok(())
+}

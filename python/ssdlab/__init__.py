@@ -1,0 +1,3 @@
+"""ssdlab: a fast, deterministic NVMe SSD simulator."""
+
+from ssdlab._core import __version__  # noqa: F401
