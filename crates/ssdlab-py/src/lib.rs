@@ -8,14 +8,23 @@ use ssdlab_core::config::{self, presets as core_presets, DeviceSpec};
 use std::io::Write;
 use std::time::Instant;
 
-create_exception!(_core, ConfigError, PyValueError, "A device or workload description is invalid.");
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A device or workload description is invalid."
+);
 
 fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
     Ok(match kind {
         "preset" => DeviceSpec::Preset(text),
         "toml" => DeviceSpec::Toml { origin, text },
         "json" => DeviceSpec::Json { origin, text },
-        _ => return Err(PyValueError::new_err(format!("unknown device kind '{kind}'"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown device kind '{kind}'"
+            )))
+        }
     })
 }
 
@@ -117,7 +126,11 @@ fn validate(
 
 /// Check a workload (JSON, fio option names) against a device capacity.
 #[pyfunction]
-fn validate_workload(workload_json: String, overrides: Vec<String>, capacity: u64) -> PyResult<String> {
+fn validate_workload(
+    workload_json: String,
+    overrides: Vec<String>,
+    capacity: u64,
+) -> PyResult<String> {
     let w = config::load_workload(&workload_json, &overrides, capacity).map_err(cfg_err)?;
     Ok(serde_json::to_string(&w).expect("workload serialises"))
 }

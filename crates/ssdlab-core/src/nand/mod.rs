@@ -7,7 +7,8 @@
 //! Simplifies: the planes of a die are used together as one "block group" (block b
 //! of every plane is erased together and programmed in multi-plane stripes), as
 //! most FTLs do; cache-read/cache-program pipelining is not modelled; the channel
-//! is granted in request order (FIFO reservations).
+//! is granted to data transfers in request order (FIFO reservations), while short
+//! command/address cycles are slipped in between the bursts of a transfer in progress.
 
 use crate::config::DeviceConfig;
 use crate::sim::{fs_per_byte, xfer_ns, Ns};
@@ -167,6 +168,16 @@ impl Channel {
         self.free_at = start + dur;
         self.busy_ns += dur;
         self.free_at
+    }
+
+    /// Command/address cycles for a die: the controller slips them in between the
+    /// bursts of a transfer in progress (switching chip enables), so they start at
+    /// once and push the bus's later work back by their length. Returns their end.
+    #[inline]
+    pub fn interleave_cmd(&mut self, now: Ns, dur: Ns) -> Ns {
+        self.free_at = self.free_at.max(now) + dur;
+        self.busy_ns += dur;
+        now + dur
     }
 }
 

@@ -78,7 +78,7 @@ impl Ssd {
                     self.counters.multiplane_reads += 1;
                 }
                 self.counters.read_ops += 1;
-                let cmd_end = self.channels[ch].reserve(now, t_cmd * n);
+                let cmd_end = self.channels[ch].interleave_cmd(now, t_cmd * n);
                 self.begin(die, DieStage::Sense, cmd_end + t_read);
             }
             Pick::Program => {
@@ -95,7 +95,7 @@ impl Ssd {
             }
             Pick::Erase => {
                 let t = self.dq[d].erases.pop_front().expect("picked");
-                let end = self.channels[ch].reserve(now, t_cmd) + self.timing.t_erase;
+                let end = self.channels[ch].interleave_cmd(now, t_cmd) + self.timing.t_erase;
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
                 self.counters.erase_ops += 1;

@@ -1,0 +1,214 @@
+//! Whole-device physics that can be computed by hand from the config.
+
+use serde_json::Value;
+use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
+use ssdlab_core::host::Pcie;
+use ssdlab_core::nand::Timing;
+use ssdlab_core::{run, DriveState, RunOptions};
+
+fn device(preset: &str, overrides: &[&str]) -> DeviceConfig {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    load_device(&DeviceSpec::Preset(preset.into()), &o).unwrap()
+}
+
+fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState, seed: u64) -> Value {
+    let wl = load_workload(workload, &[], dev.capacity_bytes()).unwrap();
+    run(
+        dev.clone(),
+        wl,
+        RunOptions {
+            state,
+            seed,
+            verify: false,
+        },
+        &mut |_| true,
+    )
+    .json
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap()
+}
+
+#[test]
+fn qd1_read_latency_is_the_sum_of_its_parts() {
+    let dev = device("tiny-test", &[]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":2000}"#,
+        DriveState::Full,
+        1,
+    );
+    let p = Pcie::new(&dev);
+    let t = Timing::new(&dev);
+    let lat = p.latency;
+    let doorbell = p.wire_ns(4) + lat;
+    let fetch = p.wire_ns(0) + lat + p.wire_ns(64) + lat;
+    let firmware = dev.controller.cmd_time.ns() + dev.controller.map_lookup.ns();
+    let nand = t.t_cmd + dev.nand.t_read.get(0) + t.bus_ns(4096);
+    let to_host = p.wire_ns(4096) + p.wire_ns(16) + lat;
+    let expect = (doorbell + fetch + firmware + nand + to_host) as f64;
+    let mean = f(&r["read"]["lat_ns"]["mean"]);
+    assert!(
+        (mean - expect).abs() / expect < 0.01,
+        "QD1 latency {mean} ns vs hand sum {expect} ns"
+    );
+    // Every read is alike on an idle drive: min and max within 1% too.
+    assert!((f(&r["read"]["lat_ns"]["max"]) - expect).abs() / expect < 0.01);
+    assert!((f(&r["read"]["lat_ns"]["min"]) - expect).abs() / expect < 0.01);
+}
+
+#[test]
+fn qd1_write_latency_is_the_sum_of_its_parts() {
+    let dev = device("tiny-test", &[]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randwrite","bs":"4k","iodepth":1,"number_ios":20}"#,
+        DriveState::Full,
+        1,
+    );
+    let p = Pcie::new(&dev);
+    let lat = p.latency;
+    let doorbell = p.wire_ns(4) + lat;
+    let fetch = p.wire_ns(0) + lat + p.wire_ns(64) + lat;
+    let firmware = dev.controller.cmd_time.ns() + dev.controller.map_lookup.ns();
+    let data = p.wire_ns(0) + lat + p.wire_ns(4096) + lat;
+    let cqe = p.wire_ns(16) + lat;
+    let expect = (doorbell + fetch + firmware + data + cqe) as f64;
+    let mean = f(&r["write"]["lat_ns"]["mean"]);
+    assert!(
+        (mean - expect).abs() / expect < 0.01,
+        "buffered write latency {mean} vs {expect}"
+    );
+}
+
+/// 128 KiB sequential reads at QD32 run at the slowest of: the PCIe link after TLP
+/// overhead, the channels, and the dies (multi-plane page per tR plus data-out).
+#[test]
+fn sequential_read_bandwidth_is_the_slowest_stage() {
+    let cases: [(&str, &[&str]); 3] = [
+        ("pcie", &["host.lane_bandwidth=\"100MB/s\""]),
+        ("channel", &["nand.channel_rate=\"100MT/s\""]),
+        ("die", &["nand.t_read=\"400us\""]),
+    ];
+    for (bound, over) in cases {
+        let dev = device("tiny-test", over);
+        let r = simulate(
+            &dev,
+            r#"{"rw":"read","bs":"128k","iodepth":32,"number_ios":3000}"#,
+            DriveState::Full,
+            1,
+        );
+        let mps = dev.host.max_payload.bytes() as f64;
+        let pcie = dev.link_bytes_per_s() * mps / (mps + dev.host.tlp_overhead.bytes() as f64);
+        let chan = dev.channel_bytes_per_s() * dev.nand.channels as f64;
+        let stripe = (dev.nand.planes_per_die as u64 * dev.nand.page_size.bytes()) as f64;
+        let t = Timing::new(&dev);
+        let die_op_s = (dev.nand.t_read.get(0) + t.bus_ns(stripe as u64)) as f64 / 1e9;
+        let dies = dev.dies() as f64 * stripe / die_op_s;
+        let expect = pcie.min(chan).min(dies);
+        let bw = f(&r["read"]["bw_bytes"]);
+        assert!(
+            (bw - expect).abs() / expect < 0.05,
+            "{bound}-bound: {bw:.0} B/s vs min(pcie {pcie:.0}, channels {chan:.0}, dies {dies:.0})"
+        );
+        let named = match bound {
+            "pcie" => pcie,
+            "channel" => chan,
+            _ => dies,
+        };
+        assert_eq!(expect, named, "the case must be bound where it says");
+        assert!(bw <= expect * 1.001, "never faster than the slowest link");
+    }
+}
+
+#[test]
+fn littles_law_holds() {
+    let dev = device("tiny-test", &[]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randrw","rwmixread":70,"bs":"4k","iodepth":16,"numjobs":2,"number_ios":20000}"#,
+        DriveState::Steady,
+        3,
+    );
+    let mut l = 0.0;
+    for d in ["read", "write"] {
+        l += f(&r[d]["iops"]) * f(&r[d]["lat_ns"]["mean"]) / 1e9;
+    }
+    assert!(
+        (l - 32.0).abs() / 32.0 < 0.02,
+        "IOPS x latency = {l}, outstanding = 32"
+    );
+}
+
+#[test]
+fn same_seed_same_report_other_seed_differs() {
+    let dev = device("tiny-test", &[]);
+    let wl = r#"{"rw":"randrw","bs":"4k","iodepth":8,"number_ios":5000}"#;
+    let strip = |mut v: Value| {
+        for k in ["wall_time_s", "prep_wall_time_s", "sim_wall_time_s"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        serde_json::to_string(&v).unwrap()
+    };
+    let a = strip(simulate(&dev, wl, DriveState::Steady, 7));
+    let b = strip(simulate(&dev, wl, DriveState::Steady, 7));
+    let c = strip(simulate(&dev, wl, DriveState::Steady, 8));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn more_queues_use_more_firmware_cores() {
+    // Firmware-bound: 20 us per command. One queue is served by one core.
+    let dev = device(
+        "tiny-test",
+        &["controller.cores=4", "controller.cmd_time=\"20us\""],
+    );
+    let iops = |q: u32| {
+        let wl = format!(
+            r#"{{"rw":"randread","bs":"4k","iodepth":32,"number_ios":4000,"queues":{q},"queue_policy":"round-robin"}}"#
+        );
+        f(&simulate(&dev, &wl, DriveState::Full, 1)["read"]["iops"])
+    };
+    let (one, four) = (iops(1), iops(4));
+    assert!(
+        one < 1e9 / 20_000.0 * 1.001,
+        "one core caps IOPS at 50K: {one}"
+    );
+    assert!(four > 1.8 * one, "4 queues on 4 cores: {four} vs {one}");
+}
+
+#[test]
+fn timed_reads_return_last_writes_through_gc() {
+    let dev = device("tiny-test", &[]);
+    for (state, seed) in [
+        (DriveState::Steady, 1),
+        (DriveState::Full, 2),
+        (DriveState::Fresh, 3),
+    ] {
+        let wl = load_workload(
+            r#"{"rw":"randrw","rwmixread":50,"bs":"8k","iodepth":16,"numjobs":2,"number_ios":15000}"#,
+            &[],
+            dev.capacity_bytes(),
+        )
+        .unwrap();
+        let r = run(
+            dev.clone(),
+            wl,
+            RunOptions {
+                state,
+                seed,
+                verify: true,
+            },
+            &mut |_| true,
+        )
+        .json;
+        let o = &r["device"]["oracle"];
+        assert!(o["checked"].as_u64().unwrap() > 10_000);
+        assert_eq!(o["mismatches"], 0, "{state:?}: {o}");
+        if state == DriveState::Steady {
+            assert!(r["device"]["ftl"]["gc_units_copied"].as_u64().unwrap() > 0);
+        }
+    }
+}
