@@ -8,7 +8,8 @@
 //! complete once their data is in it; room is returned when the stripe holding the
 //! data has been programmed.
 //! Scheduling: per die, host reads first, then GC reads, then programs, then erases
-//! (erases overtake GC reads and programs when the die has no free block left); reads queued on
+//! (erases overtake GC reads and programs when the die is at or below its GC
+//! threshold of free blocks); reads queued on
 //! different planes of a die are merged into one multi-plane read.
 //! Simplifies: no program/erase suspension and no write-buffer read cache (hits on
 //! data not yet programmed are served from the buffer, nothing else is cached).
@@ -130,13 +131,13 @@ pub enum Pick {
 
 impl DieQueues {
     /// The scheduling policy: host reads > GC reads > programs > erases, except that
-    /// an erase overtakes GC reads and programs when the die is out of free blocks.
-    /// Host reads always go first, so a read translated before its block was
-    /// collected is served before that block is erased.
-    pub fn pick(&self, free_blocks: u32) -> Pick {
+    /// an erase overtakes GC reads and programs when the die is short of free blocks
+    /// (`gc_urgent`: at or below the GC threshold). Host reads always go first, so a
+    /// read translated before its block was collected is served before the erase.
+    pub fn pick(&self, gc_urgent: bool) -> Pick {
         if !self.user_reads.is_empty() {
             Pick::Read
-        } else if !self.erases.is_empty() && free_blocks == 0 {
+        } else if !self.erases.is_empty() && gc_urgent {
             Pick::Erase
         } else if !self.gc_reads.is_empty() {
             Pick::GcRead
@@ -226,20 +227,20 @@ mod tests {
     #[test]
     fn reads_before_programs_before_erases_unless_out_of_blocks() {
         let mut q = DieQueues::default();
-        assert_eq!(q.pick(5), Pick::Nothing);
+        assert_eq!(q.pick(false), Pick::Nothing);
         q.erases.push_back(1);
         q.programs.push_back(2);
         q.user_reads.push_back(3);
         q.gc_reads.push_back(4);
-        assert_eq!(q.pick(5), Pick::Read);
-        assert_eq!(q.pick(0), Pick::Read);
+        assert_eq!(q.pick(false), Pick::Read);
+        assert_eq!(q.pick(true), Pick::Read);
         q.user_reads.clear();
-        assert_eq!(q.pick(0), Pick::Erase);
-        assert_eq!(q.pick(5), Pick::GcRead);
+        assert_eq!(q.pick(true), Pick::Erase);
+        assert_eq!(q.pick(false), Pick::GcRead);
         q.gc_reads.clear();
-        assert_eq!(q.pick(5), Pick::Program);
+        assert_eq!(q.pick(false), Pick::Program);
         q.programs.clear();
-        assert_eq!(q.pick(5), Pick::Erase);
+        assert_eq!(q.pick(false), Pick::Erase);
     }
 
     #[test]

@@ -347,6 +347,14 @@ impl Ftl {
         }
     }
 
+    /// Forget collections in progress (their queued flash work belonged to another
+    /// device instance); the victims stay as ordinary full blocks.
+    pub fn drop_in_flight_gc(&mut self) {
+        for d in &mut self.dies {
+            d.victim = None;
+        }
+    }
+
     /// Write amplification so far.
     pub fn waf(&self) -> f64 {
         if self.stats.host_units_written == 0 {

@@ -39,7 +39,7 @@ impl Ssd {
             return;
         }
         let now = self.now();
-        let pick = self.dq[d].pick(self.ftl.free_blocks(die));
+        let pick = self.dq[d].pick(self.ftl.free_blocks(die) <= self.ftl.gc_threshold);
         let ch = self.geo.channel_of(die) as usize;
         let t_cmd = self.timing.t_cmd;
         match pick {
