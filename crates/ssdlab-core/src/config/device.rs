@@ -343,7 +343,7 @@ impl DeviceConfig {
                 "ftl.mapping_unit: {} is not allowed (a power of two, at least 512B)",
                 self.ftl.mapping_unit
             ));
-        } else if page > 0 && (page % mu != 0) {
+        } else if page > 0 && !page.is_multiple_of(mu) {
             errs.push(format!(
                 "ftl.mapping_unit: {} does not divide nand.page_size {} (the page must hold whole mapping units)",
                 self.ftl.mapping_unit, n.page_size

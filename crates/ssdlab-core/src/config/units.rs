@@ -115,11 +115,11 @@ pub fn parse_mts(s: &str) -> Result<f64, String> {
 
 fn fmt_duration(ns: u64) -> String {
     for (unit, div) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns >= div && ns % div == 0 {
+        if ns >= div && ns.is_multiple_of(div) {
             return format!("{}{unit}", ns / div);
         }
     }
-    if ns >= 1000 && ns % 100 == 0 {
+    if ns >= 1000 && ns.is_multiple_of(100) {
         return format!("{}us", ns as f64 / 1000.0);
     }
     format!("{ns}ns")
@@ -132,7 +132,7 @@ fn fmt_size(b: u64) -> String {
         ("MiB", 1 << 20),
         ("KiB", 1 << 10),
     ] {
-        if b >= div && b % div == 0 {
+        if b >= div && b.is_multiple_of(div) {
             return format!("{}{unit}", b / div);
         }
     }
@@ -141,7 +141,7 @@ fn fmt_size(b: u64) -> String {
         ("GB", 1_000_000_000),
         ("MB", 1_000_000),
     ] {
-        if b >= div && b % div == 0 {
+        if b >= div && b.is_multiple_of(div) {
             return format!("{}{unit}", b / div);
         }
     }
@@ -270,8 +270,8 @@ mod tests {
     #[test]
     fn display_round_trips() {
         for s in ["75us", "3ms", "16KiB", "512GB", "60ns", "3800us"] {
-            let d = parse_duration_ns(s).ok().map(|v| fmt_duration(v));
-            let b = parse_size_bytes(s).ok().map(|v| fmt_size(v));
+            let d = parse_duration_ns(s).ok().map(fmt_duration);
+            let b = parse_size_bytes(s).ok().map(fmt_size);
             if let Some(d) = d {
                 assert_eq!(
                     parse_duration_ns(&d).unwrap(),

@@ -136,7 +136,7 @@ impl WorkloadConfig {
     pub fn validate(&self, capacity: u64) -> Result<(), String> {
         let mut errs = Vec::new();
         let bs = self.bs.bytes();
-        if bs == 0 || bs % 512 != 0 {
+        if bs == 0 || !bs.is_multiple_of(512) {
             errs.push(format!(
                 "bs: {} is not allowed (a positive multiple of 512 bytes)",
                 self.bs
@@ -168,7 +168,7 @@ impl WorkloadConfig {
                 errs.push("queues: must be > 0".into());
             }
         }
-        if self.offset.bytes() % 512 != 0 {
+        if !self.offset.bytes().is_multiple_of(512) {
             errs.push(format!(
                 "offset: {} is not a multiple of 512 bytes",
                 self.offset

@@ -331,6 +331,10 @@ impl Ftl {
                 let block = f.block;
                 if f.next % ups != 0 {
                     f.next = f.next.div_ceil(ups) * ups;
+                    if !gc && self.host_cursor == die {
+                        // The padded stripe is complete: the next host stripe goes on.
+                        self.host_cursor = (die + 1) % self.geo.dies;
+                    }
                 }
                 let pages = f.next / ups;
                 if f.next == upb {

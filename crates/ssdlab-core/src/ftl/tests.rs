@@ -140,7 +140,7 @@ fn steady_state_direct_and_proxy_agree() {
     assert!((q1a - q1b).abs() < 0.08, "lower quartile {q1a} vs {q1b}");
     assert!((q2a - q2b).abs() < 0.08, "median {q2a} vs {q2b}");
     // Subsequent random writes amplify alike.
-    let mut w = |f: &mut Ftl, seed| {
+    let w = |f: &mut Ftl, seed| {
         f.reset_stats();
         let mut r = Rng::new(seed);
         for _ in 0..f.user_units {

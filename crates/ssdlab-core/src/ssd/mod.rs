@@ -262,7 +262,7 @@ impl Ssd {
         if !j.gen.can_issue(now) {
             return;
         }
-        let io = j.gen.next();
+        let io = j.gen.next_io();
         j.inflight += 1;
         let sq = match self.queue_policy {
             QueuePolicy::PerThread => job % nq,

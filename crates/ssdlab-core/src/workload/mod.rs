@@ -81,7 +81,7 @@ impl JobGen {
 
     /// The next I/O (call only when `can_issue`).
     #[inline]
-    pub fn next(&mut self) -> Io {
+    pub fn next_io(&mut self) -> Io {
         let kind = match self.rw {
             Rw::Read | Rw::RandRead => OpKind::Read,
             Rw::Write | Rw::RandWrite => OpKind::Write,
@@ -128,7 +128,7 @@ mod tests {
             0,
         );
         let offs: Vec<u64> =
-            std::iter::from_fn(|| g.can_issue(0).then(|| g.next().offset)).collect();
+            std::iter::from_fn(|| g.can_issue(0).then(|| g.next_io().offset)).collect();
         assert_eq!(offs, vec![8192, 12288, 16384, 20480, 8192, 12288]);
     }
 
@@ -142,7 +142,7 @@ mod tests {
         );
         let mut reads = 0;
         while g.can_issue(0) {
-            let io = g.next();
+            let io = g.next_io();
             assert_eq!(io.offset % 8192, 0);
             assert!(io.offset + io.len <= 1 << 30);
             reads += (io.kind == OpKind::Read) as u32;
@@ -161,7 +161,7 @@ mod tests {
         );
         let mut n = 0;
         while g.can_issue(0) {
-            g.next();
+            g.next_io();
             n += 1;
         }
         assert_eq!(n, 16);
