@@ -324,6 +324,12 @@ impl DeviceConfig {
         if n.channel_rate.0 <= 0.0 {
             errs.push("nand.channel_rate: must be > 0".into());
         }
+        if n.pages_per_block > 65535 {
+            errs.push(format!(
+                "nand.pages_per_block: {} (allowed: 1 to 65535)",
+                n.pages_per_block
+            ));
+        }
         if n.planes_per_die > 16 {
             errs.push(format!(
                 "nand.planes_per_die: {} (allowed: 1 to 16)",

@@ -29,7 +29,7 @@ impl Ftl {
         let mut best: Option<(u32, u32)> = None;
         for (i, b) in self.blocks[first..last].iter().enumerate() {
             if b.state == BlockState::Full
-                && b.programmed_pages == geo.pages_per_block
+                && self.programmed[first + i] as u32 == geo.pages_per_block
                 && b.valid < geo.units_per_block
                 && best.is_none_or(|(_, v)| b.valid < v)
             {
@@ -72,8 +72,8 @@ impl Ftl {
         let b = &mut self.blocks[block as usize];
         debug_assert_eq!(b.valid, 0, "erasing a block with valid data");
         b.state = BlockState::Free;
-        b.programmed_pages = 0;
         b.erase_count += 1;
+        self.programmed[block as usize] = 0;
         self.stats.erases += 1;
         let d = &mut self.dies[die as usize];
         if d.victim == Some(block) {

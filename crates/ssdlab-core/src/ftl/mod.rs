@@ -37,8 +37,6 @@ pub enum BlockState {
 pub struct BlockInfo {
     pub valid: u32,
     pub state: BlockState,
-    /// Pages (stripes) whose program has completed; reads of later pages come from the buffer.
-    pub programmed_pages: u32,
     pub erase_count: u32,
 }
 
@@ -102,6 +100,10 @@ pub struct Ftl {
     pub l2p: Vec<u32>,
     pub p2l: Vec<u32>,
     pub blocks: Vec<BlockInfo>,
+    /// Pages (stripes) of each block whose program has completed; reads of later
+    /// pages come from the buffer. Kept apart from `blocks` so that the array every
+    /// read consults stays small enough for the CPU caches.
+    pub programmed: Vec<u16>,
     pub dies: Vec<DieFtl>,
     /// Logical units exposed to the host.
     pub user_units: u64,
@@ -127,7 +129,6 @@ impl Ftl {
             BlockInfo {
                 valid: 0,
                 state: BlockState::Free,
-                programmed_pages: 0,
                 erase_count: 0,
             };
             geo.total_blocks() as usize
@@ -142,6 +143,7 @@ impl Ftl {
         Ftl {
             l2p: big_vec(user_units as usize, UNMAPPED),
             p2l: big_vec(total, UNMAPPED),
+            programmed: vec![0; blocks.len()],
             blocks,
             dies,
             user_units,
@@ -160,10 +162,16 @@ impl Ftl {
         self.l2p[lpn as usize]
     }
 
+    /// Start loading the map entry of `lpn` (a performance hint only).
+    #[inline]
+    pub fn prefetch_lpn(&self, lpn: u32) {
+        prefetch(&self.l2p, lpn as usize);
+    }
+
     /// Has the page holding `pun` been programmed (else the data is still in a buffer)?
     #[inline]
     pub fn is_programmed(&self, pun: Pun) -> bool {
-        self.geo.page_of(pun) < self.blocks[self.geo.block_of(pun) as usize].programmed_pages
+        self.geo.page_of(pun) < self.programmed[self.geo.block_of(pun) as usize] as u32
     }
 
     #[inline]
@@ -274,9 +282,9 @@ impl Ftl {
 
     /// A stripe's program finished.
     pub fn program_done(&mut self, s: FullStripe) {
-        let b = &mut self.blocks[s.block as usize];
-        debug_assert_eq!(b.programmed_pages, s.page, "pages program in order");
-        b.programmed_pages = s.page + 1;
+        let p = &mut self.programmed[s.block as usize];
+        debug_assert_eq!(*p as u32, s.page, "pages program in order");
+        *p = (s.page + 1) as u16;
         self.stats.pages_programmed += self.geo.planes as u64;
         self.stats.units_programmed += self.geo.units_per_stripe as u64;
     }
@@ -341,9 +349,9 @@ impl Ftl {
                     f.block = NO_BLOCK;
                     self.blocks[block as usize].state = BlockState::Full;
                 }
-                let b = &mut self.blocks[block as usize];
-                while b.programmed_pages < pages {
-                    b.programmed_pages += 1;
+                let p = &mut self.programmed[block as usize];
+                while (*p as u32) < pages {
+                    *p += 1;
                     self.stats.pages_programmed += self.geo.planes as u64;
                     self.stats.units_programmed += ups as u64;
                 }
@@ -415,6 +423,25 @@ pub fn big_vec(n: usize, value: u32) -> Vec<u32> {
     }
     v.resize(n, value);
     v
+}
+
+/// Hint the CPU to start loading `array[index]`: the maps are far larger than the
+/// caches, so a load issued early (when a command is submitted) is a hit by the
+/// time the firmware translates it.
+#[inline]
+pub fn prefetch(array: &[u32], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if index < array.len() {
+        // SAFETY: prefetching is a hint and never faults; the pointer is in bounds.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                array.as_ptr().add(index) as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (array, index);
 }
 
 #[inline]

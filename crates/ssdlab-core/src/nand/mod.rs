@@ -16,6 +16,40 @@ use crate::sim::{fs_per_byte, xfer_ns, Ns};
 /// A physical mapping-unit number (flat index of one mapping unit of flash).
 pub type Pun = u32;
 
+/// Exact division of 32-bit numbers by a fixed divisor with one multiplication
+/// (Lemire, Kaser & Kurz, "Faster remainder by direct computation", 2019):
+/// n / d = (M * n) >> 64 with M = floor(2^64 / d) + 1, exact for every 32-bit n.
+#[derive(Clone, Copy, Debug)]
+pub struct FastDiv {
+    m: u64,
+    d: u32,
+}
+
+impl FastDiv {
+    pub fn new(d: u32) -> Self {
+        assert!(d > 0);
+        FastDiv {
+            m: (u64::MAX / d as u64).wrapping_add(1),
+            d,
+        }
+    }
+    #[inline]
+    pub fn div(self, n: u32) -> u32 {
+        if self.d == 1 {
+            return n;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u32
+    }
+    #[inline]
+    pub fn rem(self, n: u32) -> u32 {
+        if self.d == 1 {
+            return 0;
+        }
+        let low = self.m.wrapping_mul(n as u64);
+        ((low as u128 * self.d as u128) >> 64) as u32
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Geometry {
     pub channels: u32,
@@ -33,6 +67,12 @@ pub struct Geometry {
     /// Mapping units in one block group.
     pub units_per_block: u32,
     pub bits_per_cell: u32,
+    div_upb: FastDiv,
+    div_ups: FastDiv,
+    div_upp: FastDiv,
+    div_bpd: FastDiv,
+    div_ch: FastDiv,
+    div_bits: FastDiv,
 }
 
 impl Geometry {
@@ -52,6 +92,12 @@ impl Geometry {
             units_per_stripe: ups,
             units_per_block: ups * n.pages_per_block,
             bits_per_cell: n.cell.bits() as u32,
+            div_upb: FastDiv::new(ups * n.pages_per_block),
+            div_ups: FastDiv::new(ups),
+            div_upp: FastDiv::new(upp),
+            div_bpd: FastDiv::new(n.blocks_per_plane),
+            div_ch: FastDiv::new(n.channels),
+            div_bits: FastDiv::new(n.cell.bits() as u32),
         }
     }
 
@@ -67,7 +113,7 @@ impl Geometry {
     /// so consecutive dies are on different channels.
     #[inline]
     pub fn channel_of(&self, die: u32) -> u32 {
-        die % self.channels
+        self.div_ch.rem(die)
     }
 
     /// Global block index (die-major).
@@ -84,36 +130,36 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, pun: Pun) -> u32 {
-        pun / self.units_per_block
+        self.div_upb.div(pun)
     }
 
     #[inline]
     pub fn die_of(&self, pun: Pun) -> u32 {
-        pun / self.units_per_block / self.blocks_per_die
+        self.div_bpd.div(self.div_upb.div(pun))
     }
 
     /// Page index within the block.
     #[inline]
     pub fn page_of(&self, pun: Pun) -> u32 {
-        (pun % self.units_per_block) / self.units_per_stripe
+        self.div_ups.div(self.div_upb.rem(pun))
     }
 
     #[inline]
     pub fn plane_of(&self, pun: Pun) -> u32 {
-        (pun % self.units_per_stripe) / self.units_per_page
+        self.div_upp.div(self.div_ups.rem(pun))
     }
 
     /// Page type (0 = lower page, ... ) of a page index, as in the usual
     /// one-wordline-per-`bits` page numbering.
     #[inline]
     pub fn page_type(&self, page: u32) -> usize {
-        (page % self.bits_per_cell) as usize
+        self.div_bits.rem(page) as usize
     }
 
     /// Same physical page (die, block, page, plane)?
     #[inline]
     pub fn same_page(&self, a: Pun, b: Pun) -> bool {
-        a / self.units_per_page == b / self.units_per_page
+        self.div_upp.div(a) == self.div_upp.div(b)
     }
 }
 
@@ -240,6 +286,23 @@ mod tests {
         assert_eq!(g.page_of(pun), 5);
         assert_eq!(g.plane_of(pun), 1);
         assert_eq!(g.channel_of(3), 1);
+    }
+
+    #[test]
+    fn fast_division_is_exact() {
+        let mut r = crate::sim::Rng::new(5);
+        for d in [1u32, 2, 3, 6, 7, 24, 1000, 6144, 65536, 1366, u32::MAX] {
+            let f = FastDiv::new(d);
+            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1] {
+                assert_eq!(f.div(n), n / d, "{n}/{d}");
+                assert_eq!(f.rem(n), n % d, "{n}%{d}");
+            }
+            for _ in 0..10_000 {
+                let n = r.next_u64() as u32;
+                assert_eq!(f.div(n), n / d);
+                assert_eq!(f.rem(n), n % d);
+            }
+        }
     }
 
     #[test]

@@ -264,6 +264,7 @@ impl Ssd {
         }
         let io = j.gen.next_io();
         j.inflight += 1;
+        self.ftl.prefetch_lpn((io.offset / self.unit_bytes) as u32);
         let sq = match self.queue_policy {
             QueuePolicy::PerThread => job % nq,
             QueuePolicy::RoundRobin => {
