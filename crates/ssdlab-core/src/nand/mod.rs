@@ -34,14 +34,14 @@ impl FastDiv {
         }
     }
     #[inline]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quot(self, n: u32) -> u32 {
         if self.d == 1 {
             return n;
         }
         ((self.m as u128 * n as u128) >> 64) as u32
     }
     #[inline]
-    pub fn rem(self, n: u32) -> u32 {
+    pub fn modulo(self, n: u32) -> u32 {
         if self.d == 1 {
             return 0;
         }
@@ -113,7 +113,7 @@ impl Geometry {
     /// so consecutive dies are on different channels.
     #[inline]
     pub fn channel_of(&self, die: u32) -> u32 {
-        self.div_ch.rem(die)
+        self.div_ch.modulo(die)
     }
 
     /// Global block index (die-major).
@@ -130,36 +130,36 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, pun: Pun) -> u32 {
-        self.div_upb.div(pun)
+        self.div_upb.quot(pun)
     }
 
     #[inline]
     pub fn die_of(&self, pun: Pun) -> u32 {
-        self.div_bpd.div(self.div_upb.div(pun))
+        self.div_bpd.quot(self.div_upb.quot(pun))
     }
 
     /// Page index within the block.
     #[inline]
     pub fn page_of(&self, pun: Pun) -> u32 {
-        self.div_ups.div(self.div_upb.rem(pun))
+        self.div_ups.quot(self.div_upb.modulo(pun))
     }
 
     #[inline]
     pub fn plane_of(&self, pun: Pun) -> u32 {
-        self.div_upp.div(self.div_ups.rem(pun))
+        self.div_upp.quot(self.div_ups.modulo(pun))
     }
 
     /// Page type (0 = lower page, ... ) of a page index, as in the usual
     /// one-wordline-per-`bits` page numbering.
     #[inline]
     pub fn page_type(&self, page: u32) -> usize {
-        self.div_bits.rem(page) as usize
+        self.div_bits.modulo(page) as usize
     }
 
     /// Same physical page (die, block, page, plane)?
     #[inline]
     pub fn same_page(&self, a: Pun, b: Pun) -> bool {
-        self.div_upp.div(a) == self.div_upp.div(b)
+        self.div_upp.quot(a) == self.div_upp.quot(b)
     }
 }
 
@@ -294,13 +294,13 @@ mod tests {
         for d in [1u32, 2, 3, 6, 7, 24, 1000, 6144, 65536, 1366, u32::MAX] {
             let f = FastDiv::new(d);
             for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1] {
-                assert_eq!(f.div(n), n / d, "{n}/{d}");
-                assert_eq!(f.rem(n), n % d, "{n}%{d}");
+                assert_eq!(f.quot(n), n / d, "{n}/{d}");
+                assert_eq!(f.modulo(n), n % d, "{n}%{d}");
             }
             for _ in 0..10_000 {
                 let n = r.next_u64() as u32;
-                assert_eq!(f.div(n), n / d);
-                assert_eq!(f.rem(n), n % d);
+                assert_eq!(f.quot(n), n / d);
+                assert_eq!(f.modulo(n), n % d);
             }
         }
     }
