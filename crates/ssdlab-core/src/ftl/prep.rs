@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 
 /// Drives up to this many mapping units are aged directly rather than via a proxy.
 pub const DIRECT_LIMIT_UNITS: u64 = 1 << 22;
+/// Size of the proxy die (at least 128 blocks).
+pub const PROXY_UNITS: u64 = 1 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -206,7 +208,7 @@ pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
     let upb = p.nand.planes_per_die as u64
         * p.nand.pages_per_block as u64
         * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes());
-    let max_blocks = (DIRECT_LIMIT_UNITS / upb).max(64) as u32;
+    let max_blocks = (PROXY_UNITS / upb).max(128) as u32;
     p.nand.blocks_per_plane = p.nand.blocks_per_plane.min(max_blocks);
     p
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install the test dependencies and run every test: Rust (fmt, clippy, unit and
+# integration tests) and Python (ruff, pytest on the installed package).
+# This is the README's test command; CI (.ci/run) runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+echo "== install (builds the Rust extension with maturin) =="
+"$PY" -m pip install --quiet ".[test]" ruff
+
+echo "== cargo fmt / clippy =="
+cargo fmt --all -- --check
+cargo clippy --release --workspace --all-targets -- -D warnings
+
+echo "== cargo test =="
+cargo test --release --workspace --exclude ssdlab-py
+
+echo "== ruff =="
+"$PY" -m ruff check python tests
+
+echo "== pytest =="
+"$PY" -m pytest -q
