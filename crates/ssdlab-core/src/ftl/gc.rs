@@ -58,7 +58,11 @@ impl Ftl {
         let die = self.geo.die_of(old);
         debug_assert!(self.can_take(die, true), "GC frontier always has a block");
         let (new, full) = self.alloc(die, true);
-        self.bind(lpn, new);
+        // The old location is known: invalidate it without reading the map.
+        self.invalidate(old);
+        self.l2p[lpn as usize] = new;
+        self.p2l[new as usize] = lpn;
+        self.blocks[self.geo.block_of(new) as usize].valid += 1;
         self.stats.gc_units_copied += 1;
         if let Some(v) = &mut self.verify {
             v.tags[new as usize] = v.tags[old as usize];

@@ -203,9 +203,15 @@ impl Ssd {
         let mut reads = 0;
         let mut p = base;
         while p < base + self.geo.units_per_block {
-            let valid = (p..p + upp)
-                .filter(|&u| self.ftl.p2l[u as usize] != crate::ftl::UNMAPPED)
-                .count() as u64;
+            let mut valid = 0u64;
+            for u in p..p + upp {
+                let lpn = self.ftl.p2l[u as usize];
+                if lpn != crate::ftl::UNMAPPED {
+                    valid += 1;
+                    // The relocation will update this map entry once the read is done.
+                    self.ftl.prefetch_lpn(lpn);
+                }
+            }
             if valid > 0 {
                 let t = self.txns.insert(Txn {
                     kind: TxnKind::GcRead,
