@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
 echo "== install (builds the Rust extension with maturin) =="
-"$PY" -m pip install --quiet ".[test]" ruff
+"$PY" -m pip install --quiet ".[test]" "ruff==0.17.6"
 
 echo "== cargo fmt / clippy =="
 cargo fmt --all -- --check

@@ -1,3 +1,34 @@
-"""ssdlab: a fast, deterministic NVMe SSD simulator."""
+"""ssdlab: a fast, deterministic NVMe SSD simulator (DRAM, DRAM-less and HMB drives).
 
-from ssdlab._core import __version__  # noqa: F401
+>>> import ssdlab
+>>> r = ssdlab.run("tiny-test", {"rw": "randread", "iodepth": 8, "number_ios": 1000})
+>>> r["read"]["total_ios"]
+1000
+"""
+
+from ssdlab._core import __version__
+from ssdlab.api import (
+    ConfigError,
+    preset_toml,
+    presets,
+    run,
+    run_many,
+    validate,
+    validate_workload,
+)
+from ssdlab.report import Report
+from ssdlab.workloads import WORKLOADS, named_workload
+
+__all__ = [
+    "ConfigError",
+    "Report",
+    "WORKLOADS",
+    "__version__",
+    "named_workload",
+    "preset_toml",
+    "presets",
+    "run",
+    "run_many",
+    "validate",
+    "validate_workload",
+]

@@ -168,7 +168,9 @@ fn deserialize_tree<T: serde::de::DeserializeOwned>(
 ) -> Result<T, ConfigError> {
     serde_path_to_error::deserialize(tree).map_err(|e| {
         let path = e.path().to_string();
+        // toml appends "in `section`" on later lines; the path already says where.
         let inner = e.into_inner().to_string();
+        let inner = inner.lines().next().unwrap_or("").trim().to_string();
         if path.is_empty() || path == "." {
             err(origin, inner)
         } else {

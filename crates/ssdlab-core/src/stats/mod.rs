@@ -79,7 +79,10 @@ impl LatStats {
     }
 
     pub fn percentile(&self, p: f64) -> u64 {
-        self.hist.value_at_quantile(p / 100.0)
+        // The histogram reports the top of a bucket; never beyond the observed extremes.
+        self.hist
+            .value_at_quantile(p / 100.0)
+            .clamp(self.min.min(self.max), self.max)
     }
 
     /// fio-style block for one direction: iops, bw, lat_ns with percentiles.

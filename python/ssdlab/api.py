@@ -1,0 +1,171 @@
+"""Python API: ``ssdlab.run``, ``ssdlab.run_many``, ``ssdlab.presets``, ``ssdlab.validate``.
+
+Everything is resolved and checked by the Rust core; this module only turns Python
+values (preset names, paths, dicts) into what the core takes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Union
+
+from ssdlab import _core
+from ssdlab.report import Report
+
+ConfigError = _core.ConfigError
+
+DeviceLike = Union[str, os.PathLike, Mapping[str, Any]]
+WorkloadLike = Union[None, str, Mapping[str, Any]]
+
+DEFAULT_DEVICE = "client-tlc-dram"
+STATES = ("fresh", "full", "steady")
+
+
+def presets() -> dict[str, str]:
+    """Shipped device presets: name → one-line description."""
+    return dict(_core.presets())
+
+
+def preset_toml(name: str) -> str:
+    """The TOML text of a shipped preset (a starting point for your own device file)."""
+    text = _core.preset_toml(name)
+    if text is None:
+        raise ConfigError(f"device: '{name}' is not a preset (allowed: {', '.join(presets())})")
+    return text
+
+
+def _device_args(device: DeviceLike) -> tuple[str, str, str]:
+    """(kind, text, origin) for the core."""
+    if isinstance(device, Mapping):
+        return "json", json.dumps(_drop_none(device)), "<dict>"
+    name = os.fspath(device)
+    if isinstance(device, str) and name in presets():
+        return "preset", name, name
+    path = Path(name)
+    if path.is_file():
+        suffix = path.suffix.lower()
+        if suffix not in (".toml", ".json"):
+            raise ConfigError(
+                f"{path}: a device file must end in .toml or .json (got '{suffix or 'no suffix'}')"
+            )
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: cannot read device file: {e}") from e
+        return suffix[1:], text, str(path)
+    raise ConfigError(
+        f"device: '{name}' is neither a preset ({', '.join(presets())}) nor an existing "
+        ".toml/.json file"
+    )
+
+
+def _drop_none(v: Any) -> Any:
+    """None means "use the default": leave such keys out (TOML has no null)."""
+    if isinstance(v, Mapping):
+        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+    return v
+
+
+def _overrides(items: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
+    """Accept {"nand.t_read": "60us"} or ["nand.t_read=60us"]."""
+    if items is None:
+        return []
+    if isinstance(items, Mapping):
+        return [f"{k}={_value_text(v)}" for k, v in items.items()]
+    return [str(s) for s in items]
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(json.dumps(x) for x in v) + "]"
+    return str(v)
+
+
+def _workload_args(workload: WorkloadLike) -> list[str]:
+    """The workload as key=value overrides, so that "32" and 32 mean the same."""
+    if workload is None:
+        return []
+    if isinstance(workload, str):
+        from ssdlab.workloads import named_workload
+
+        workload = named_workload(workload)
+    if not isinstance(workload, Mapping):
+        raise ConfigError(
+            "workload: expected a dict of fio options or a workload name, "
+            f"got {type(workload).__name__}"
+        )
+    return [f"{k}={_value_text(v)}" for k, v in workload.items() if v is not None]
+
+
+def _check_state(state: str) -> str:
+    if state not in STATES:
+        raise ConfigError(f"state: '{state}' is not a drive state (allowed: {', '.join(STATES)})")
+    return state
+
+
+def run(
+    device: DeviceLike = DEFAULT_DEVICE,
+    workload: WorkloadLike = None,
+    *,
+    state: str = "full",
+    seed: int = 1,
+    set: Mapping[str, Any] | Iterable[str] | None = None,
+    verify: bool = False,
+    progress: bool = False,
+) -> Report:
+    """Simulate ``workload`` (fio option names) on ``device`` and return a :class:`Report`.
+
+    ``device`` is a preset name, a path to a .toml/.json device file, or a dict with the
+    same sections. ``set`` overrides device fields by dotted name (``{"nand.t_read": "60us"}``).
+    ``state`` is the drive's condition before the run: fresh, full or steady.
+    The GIL is released while the simulation runs.
+    """
+    kind, text, origin = _device_args(device)
+    if not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    out = _core.run(
+        kind,
+        text,
+        origin,
+        _overrides(set),
+        "{}",
+        _workload_args(workload),
+        _check_state(state),
+        seed,
+        verify,
+        progress,
+    )
+    return Report.from_json(out)
+
+
+def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -> list[Report]:
+    """Run several simulations in parallel threads (the core releases the GIL).
+
+    Each item holds keyword arguments of :func:`run`; results keep the input order.
+    """
+    runs = list(runs)
+    for r in runs:
+        if not isinstance(r, Mapping):
+            raise ConfigError(f"run_many: each run must be a dict of run() arguments, got {r!r}")
+    workers = workers or min(len(runs), os.cpu_count() or 1) or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda kw: run(**kw), runs))
+
+
+def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> dict:
+    """Resolve and check a device; returns the resolved config (with capacity_bytes)."""
+    kind, text, origin = _device_args(device)
+    return json.loads(_core.validate(kind, text, origin, _overrides(set)))
+
+
+def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
+    """Check a workload against a device capacity; returns the resolved workload."""
+    return json.loads(_core.validate_workload("{}", _workload_args(workload), capacity_bytes))

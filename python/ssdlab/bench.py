@@ -1,0 +1,161 @@
+"""``ssdlab bench``: simulator speed and memory on fixed cases (figures for BENCHMARKS.md).
+
+Each run of each case happens in a fresh child process so that its peak RSS is its
+own. Rates use the simulation loop's wall time (``sim_wall_time_s``, preparation
+excluded); preparation is timed separately (``prep_wall_time_s``). The median over
+``--repeat`` runs is reported; peak RSS is the largest seen.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+# name -> (device, device overrides, workload, state, what it measures)
+CASES: dict[str, tuple[str, list[str], dict[str, Any], str, str]] = {
+    "randread-4k-qd32": (
+        "mqsim-default",
+        [],
+        {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 2_000_000},
+        "full",
+        "4K random read QD32, full mqsim-default drive",
+    ),
+    "randwrite-4k-qd32-steady": (
+        "mqsim-default",
+        [],
+        {"rw": "randwrite", "bs": "4KiB", "iodepth": 32, "number_ios": 1_000_000},
+        "steady",
+        "4K random write QD32, steady-state mqsim-default drive",
+    ),
+    "seqread-128k-qd32": (
+        "mqsim-default",
+        [],
+        {"rw": "read", "bs": "128KiB", "iodepth": 32, "number_ios": 200_000},
+        "full",
+        "128K sequential read QD32, full mqsim-default drive",
+    ),
+    "randrw-4k-70-30-qd32": (
+        "mqsim-default",
+        [],
+        {"rw": "randrw", "bs": "4KiB", "rwmixread": 70, "iodepth": 32, "number_ios": 1_000_000},
+        "steady",
+        "4K random 70/30 read/write QD32, steady-state mqsim-default drive",
+    ),
+    "prep-steady-512g": (
+        "client-tlc-dram",
+        [],
+        {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 10_000},
+        "steady",
+        "steady-state preparation of the 512 GB client-tlc-dram drive",
+    ),
+    "prep-full-4t": (
+        "client-tlc-dram",
+        ["nand.blocks_per_plane=10928"],
+        {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 10_000},
+        "full",
+        "a 4 TB drive (client-tlc-dram with 8x the blocks), filled: memory",
+    ),
+}
+
+QUICK_CASES = {
+    name: ("tiny-test", [], {**wl, "number_ios": 5_000}, state, what)
+    for name, (_, _, wl, state, what) in CASES.items()
+    if not name.startswith("prep-")
+}
+
+
+def run_child(name: str, quick: bool) -> dict[str, Any]:
+    """Run one case in this process and return its figures."""
+    from ssdlab import api
+
+    device, overrides, workload, state, _ = (QUICK_CASES if quick else CASES)[name]
+    r = api.run(device, workload, state=state, set=overrides, seed=1)
+    d = r.to_dict()
+    ios = sum(d[k]["total_ios"] for k in ("read", "write", "trim"))
+    sim_wall = d.get("sim_wall_time_s") or d["wall_time_s"]
+    # ru_maxrss is KiB on Linux.
+    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "case": name,
+        "ios": ios,
+        "events": d["events"],
+        "sim_wall_time_s": sim_wall,
+        "prep_wall_time_s": d.get("prep_wall_time_s", 0.0),
+        "ios_per_wall_s": ios / sim_wall if sim_wall > 0 else 0.0,
+        "events_per_wall_s": d["events"] / sim_wall if sim_wall > 0 else 0.0,
+        "peak_rss_mib": rss_kib / 1024,
+        "capacity_bytes": d["device"]["capacity_bytes"],
+        "sim_iops": r.iops,
+    }
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def main(args) -> int:
+    cases = QUICK_CASES if args.quick else CASES
+    names = args.case or list(cases)
+    for n in names:
+        if n not in cases:
+            from ssdlab.cli import UsageError
+
+            raise UsageError(f"--case: '{n}' is not a bench case (allowed: {', '.join(cases)})")
+    if args.repeat < 1:
+        from ssdlab.cli import UsageError
+
+        raise UsageError(f"--repeat: {args.repeat} must be at least 1")
+    print(f"# ssdlab bench on {machine()}; median of {args.repeat} run(s), one process each")
+    print(
+        f"{'case':<26} {'IOs/wall-s':>12} {'events/s':>12} {'sim loop s':>10} "
+        f"{'prep s':>8} {'peak RSS MiB':>12}"
+    )
+    results = []
+    for name in names:
+        runs = []
+        for _ in range(args.repeat):
+            cmd = [sys.executable, "-m", "ssdlab.bench", name] + (["--quick"] if args.quick else [])
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                print(out.stderr, file=sys.stderr)
+                raise RuntimeError(f"bench case {name} failed (exit {out.returncode})")
+            runs.append(json.loads(out.stdout))
+        med = {
+            k: statistics.median(r[k] for r in runs)
+            for k in ("ios_per_wall_s", "events_per_wall_s", "sim_wall_time_s", "prep_wall_time_s")
+        }
+        med["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+        res = {"case": name, "what": cases[name][4], "runs": runs, **med}
+        results.append(res)
+        print(
+            f"{name:<26} {med['ios_per_wall_s']:>12,.0f} {med['events_per_wall_s']:>12,.0f} "
+            f"{med['sim_wall_time_s']:>10.3f} {med['prep_wall_time_s']:>8.2f} "
+            f"{med['peak_rss_mib']:>12,.0f}",
+            flush=True,
+        )
+    if args.json:
+        from ssdlab.cli import write_atomically
+
+        write_atomically(
+            args.json, json.dumps({"machine": machine(), "results": results}, indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    # Child mode: python -m ssdlab.bench CASE [--quick]
+    print(json.dumps(run_child(sys.argv[1], "--quick" in sys.argv[2:])))

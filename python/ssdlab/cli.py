@@ -1,0 +1,251 @@
+"""The ``ssdlab`` command line: run, presets, workloads, validate, bench.
+
+Every subcommand lives in a function ``cmd_<name>`` registered in ``build_parser``;
+user errors print ``ssdlab: error: …`` on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ssdlab import api
+from ssdlab.api import ConfigError
+from ssdlab.workloads import WORKLOADS
+
+# fio options that `ssdlab run` takes as flags (fio's names and meanings).
+FIO_FLAGS = [
+    (
+        "rw",
+        "access pattern: read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim",
+    ),
+    ("bs", "block size, e.g. 4k, 128KiB (multiple of 512)"),
+    ("rwmixread", "percentage of reads in a mixed workload"),
+    ("iodepth", "outstanding I/Os per job"),
+    ("numjobs", "number of jobs (host threads)"),
+    ("queues", "NVMe I/O queues the host creates (default: one per job, capped by the device)"),
+    ("queue_policy", "per-thread (blk-mq) or round-robin"),
+    ("offset", "start of the LBA span, e.g. 0, 1GiB"),
+    ("size", "length of the LBA span, e.g. 1GiB"),
+    ("number_ios", "I/Os per job before it stops"),
+    ("io_size", "bytes per job before it stops"),
+    ("runtime", "simulated time limit, e.g. 100ms"),
+    ("ramp_time", "simulated warm-up excluded from statistics, e.g. 10ms"),
+]
+
+DEFAULT_WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 200_000}
+
+
+class UsageError(Exception):
+    """A command-line mistake that is not a config error."""
+
+
+def write_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file so a failure leaves nothing half-written."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        raise UsageError(f"{path}: directory {path.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _load_workload_arg(value: str) -> dict:
+    if value in WORKLOADS:
+        return dict(WORKLOADS[value])
+    p = Path(value)
+    if p.is_file():
+        try:
+            data = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise UsageError(f"{p}:{e.lineno}: not valid JSON: {e.msg}") from None
+        if not isinstance(data, dict):
+            raise UsageError(f"{p}: a workload file holds one JSON object of fio options")
+        return data
+    raise UsageError(
+        f"--workload: '{value}' is neither a named workload ({', '.join(WORKLOADS)}) "
+        "nor a JSON file"
+    )
+
+
+def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAULT_DEVICE) -> None:
+    p.add_argument(
+        "--device",
+        default=default,
+        help=f"preset name or .toml/.json device file (default: {default})",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a device field, e.g. --set nand.t_read=60us (repeatable)",
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    workload = dict(DEFAULT_WORKLOAD)
+    if args.workload:
+        workload = _load_workload_arg(args.workload)
+    given = {name: getattr(args, name) for name, _ in FIO_FLAGS if getattr(args, name) is not None}
+    # An explicit stop rule replaces the default one rather than adding to it.
+    if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
+        workload.pop("number_ios", None)
+    workload.update(given)
+    report = api.run(
+        args.device,
+        workload,
+        state=args.state,
+        seed=args.seed,
+        set=args.set,
+        verify=args.verify,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    if args.json == "-":
+        print(report.to_json())
+    else:
+        if args.json:
+            write_atomically(args.json, report.to_json() + "\n")
+        if not args.quiet:
+            print(report.summary())
+    if args.verify:
+        oracle = report["device"].get("oracle", {})
+        if oracle.get("mismatches"):
+            print(
+                f"ssdlab: error: FTL oracle found {oracle['mismatches']} stale reads",
+                file=sys.stderr,
+            )
+            return 1
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    if args.show:
+        sys.stdout.write(api.preset_toml(args.show))
+        return 0
+    names = api.presets()
+    width = max(len(n) for n in names)
+    for name, desc in names.items():
+        print(f"{name:<{width}}  {desc}")
+    return 0
+
+
+def cmd_workloads(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in WORKLOADS)
+    for name, opts in WORKLOADS.items():
+        print(f"{name:<{width}}  " + " ".join(f"{k}={v}" for k, v in opts.items()))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    cfg = api.validate(args.file, set=args.set)
+    if args.workload:
+        api.validate_workload(_load_workload_arg(args.workload), cfg["capacity_bytes"])
+    print(f"{args.file}: ok ({cfg['name']}, {cfg['capacity_bytes'] / 1e9:.1f} GB user capacity)")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ssdlab import bench
+
+    return bench.main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ssdlab",
+        description="Fast, deterministic NVMe SSD simulator (DRAM, DRAM-less and HMB drives).",
+    )
+    parser.add_argument("--version", action="version", version=f"ssdlab {api._core.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("run", help="simulate one workload on one device and print a summary")
+    add_device_args(p)
+    p.add_argument("--workload", help=f"named workload ({', '.join(WORKLOADS)}) or JSON file")
+    for name, help_text in FIO_FLAGS:
+        p.add_argument(f"--{name}", help=help_text)
+    p.add_argument(
+        "--state",
+        default="full",
+        choices=api.STATES,
+        help="drive condition before the run (default: full)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' = stdout)")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every read against the last write of its LBA (FTL oracle)",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("presets", help="list shipped device presets")
+    p.add_argument("--show", metavar="NAME", help="print a preset's TOML")
+    p.set_defaults(func=cmd_presets)
+
+    p = sub.add_parser("workloads", help="list named workloads")
+    p.set_defaults(func=cmd_workloads)
+
+    p = sub.add_parser("validate", help="check a device file (and optionally a workload)")
+    p.add_argument("file", help="device .toml/.json file or preset name")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--workload", help="named workload or JSON file to check against the device")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("bench", help="measure simulator speed and memory (BENCHMARKS.md)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
+    p.add_argument("--case", action="append", help="run only these cases (repeatable)")
+    p.add_argument("--quick", action="store_true", help="tiny cases, for smoke tests")
+    p.add_argument("--json", metavar="FILE", help="write results as JSON")
+    p.set_defaults(func=cmd_bench)
+
+    for hook in _EXTRA_COMMANDS:
+        hook(sub)
+    return parser
+
+
+# Modules that add subcommands through a ``register(subparsers)`` function.
+EXTRA_COMMAND_MODULES: list[str] = []
+_EXTRA_COMMANDS: list = []
+
+
+def _register_extras() -> None:
+    import importlib
+
+    if not _EXTRA_COMMANDS:
+        for mod in EXTRA_COMMAND_MODULES:
+            _EXTRA_COMMANDS.append(importlib.import_module(mod).register)
+
+
+def main(argv: list[str] | None = None) -> int:
+    _register_extras()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except (ConfigError, UsageError) as e:
+        print(f"ssdlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ssdlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""The result of one simulation: a thin wrapper around the core's JSON report.
+
+Key names follow fio's JSON output where fio has the figure (``read``/``write`` →
+``iops``, ``bw_bytes``, ``io_bytes``, ``total_ios``, ``lat_ns`` with ``percentile``
+keyed ``"99.000000"``); simulator-only figures live under ``device``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DIRECTIONS = ("read", "write", "trim")
+SUMMARY_PERCENTILES = ("50.000000", "99.000000", "99.990000")
+
+
+def human_bytes(n: float) -> str:
+    """1.5 GB, 24.0 MB, 512 B (decimal units, as drive capacities are quoted)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+class Report:
+    """One run's report. ``report["read"]["iops"]`` works like a dict."""
+
+    def __init__(self, data: dict[str, Any]):
+        self._data = data
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        return cls(json.loads(text))
+
+    # -- dict-like access -------------------------------------------------
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def keys(self):
+        return self._data.keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report as plain Python data (a deep copy)."""
+        return json.loads(json.dumps(self._data))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self._data, indent=indent)
+
+    # -- convenience -------------------------------------------------------
+    @property
+    def read(self) -> dict[str, Any]:
+        return self._data["read"]
+
+    @property
+    def write(self) -> dict[str, Any]:
+        return self._data["write"]
+
+    @property
+    def iops(self) -> float:
+        """Total IOPS over all directions."""
+        return sum(self._data[d]["iops"] for d in DIRECTIONS if d in self._data)
+
+    @property
+    def bw_bytes(self) -> float:
+        return sum(self._data[d]["bw_bytes"] for d in DIRECTIONS if d in self._data)
+
+    @property
+    def waf(self) -> float:
+        return self._data["device"]["ftl"]["waf"]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per (job, direction) plus the totals (job = "all")."""
+        out = []
+        jobs = [("all", self._data)] + [(j["jobname"], j) for j in self._data.get("jobs", [])]
+        for name, src in jobs:
+            for d in DIRECTIONS:
+                s = src.get(d)
+                if not s or not s.get("total_ios"):
+                    continue
+                lat = s["lat_ns"]
+                row = {
+                    "job": name,
+                    "direction": d,
+                    "iops": s["iops"],
+                    "bw_bytes": s["bw_bytes"],
+                    "io_bytes": s["io_bytes"],
+                    "total_ios": s["total_ios"],
+                    "lat_min_ns": lat["min"],
+                    "lat_mean_ns": lat["mean"],
+                    "lat_max_ns": lat["max"],
+                    "lat_stddev_ns": lat["stddev"],
+                }
+                for k, v in lat.get("percentile", {}).items():
+                    row[f"lat_p{float(k):g}_ns"] = v
+                out.append(row)
+        return out
+
+    def to_pandas(self):
+        """A DataFrame with one row per (job, direction); needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
+        return pd.DataFrame(self.rows())
+
+    def summary(self) -> str:
+        """A short human-readable summary: IOPS, MB/s, latency percentiles, WAF."""
+        d = self._data
+        dev = d.get("device", {})
+        cfg = d.get("config", {})
+        lines = [
+            f"device {cfg.get('name', '?')}  capacity {human_bytes(dev.get('capacity_bytes', 0))}"
+            f"  state {d.get('state')}  seed {d.get('seed')}",
+        ]
+        wl = d.get("workload", {})
+        if wl:
+            lines.append(
+                "workload rw={rw} bs={bs} iodepth={iodepth} numjobs={numjobs} queues={q}".format(
+                    rw=wl.get("rw"),
+                    bs=wl.get("bs"),
+                    iodepth=wl.get("iodepth"),
+                    numjobs=wl.get("numjobs"),
+                    q=d.get("queues"),
+                )
+            )
+        for direction in DIRECTIONS:
+            s = d.get(direction)
+            if not s or not s.get("total_ios"):
+                continue
+            lat = s["lat_ns"]
+            pct = lat.get("percentile", {})
+            pcts = "  ".join(
+                f"p{float(k):g}={pct[k] / 1e3:.1f}us" for k in SUMMARY_PERCENTILES if k in pct
+            )
+            lines.append(
+                f"{direction:>5}: IOPS={s['iops']:,.0f}  BW={s['bw_bytes'] / 1e6:,.1f} MB/s"
+                f"  ios={s['total_ios']:,}  lat mean={lat['mean'] / 1e3:.1f}us"
+                f" min={lat['min'] / 1e3:.1f}us max={lat['max'] / 1e3:.1f}us  {pcts}"
+            )
+        ftl = dev.get("ftl", {})
+        if ftl:
+            lines.append(
+                f"  ftl: WAF={ftl.get('waf', 0):.2f}  gc victims={ftl.get('gc_victims', 0):,}"
+                f"  copied units={ftl.get('gc_units_copied', 0):,}"
+                f"  free blocks={ftl.get('free_blocks', 0):,}"
+            )
+        dies = dev.get("dies", {})
+        chans = dev.get("channels", {})
+        pcie = dev.get("pcie", {})
+        if dies:
+            lines.append(
+                f"  util: dies mean={dies.get('mean_util', 0):.0%}"
+                f"  channels mean={chans.get('mean_util', 0):.0%}"
+                f"  pcie up={pcie.get('up_util', 0):.0%} down={pcie.get('down_util', 0):.0%}"
+            )
+        lines.append(
+            f"  simulated {d.get('sim_time_ns', 0) / 1e6:,.3f} ms"
+            f" in {d.get('wall_time_s', 0):.2f} s wall ({d.get('events', 0):,} events)"
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ssdlab.Report iops={self.iops:,.0f} sim_time_ns={self._data.get('sim_time_ns')}>"

@@ -1,0 +1,118 @@
+"""The Python API: run, run_many, presets, validate, Report."""
+
+import json
+
+import pytest
+import ssdlab
+
+
+def test_presets_include_the_contract_names():
+    names = ssdlab.presets()
+    for name in ("client-tlc-dram", "mqsim-default", "tiny-test"):
+        assert names.get(name)
+
+
+def test_run_returns_fio_named_keys(small_workload):
+    r = ssdlab.run("tiny-test", small_workload, seed=3)
+    d = r.to_dict()
+    read = d["read"]
+    assert read["total_ios"] == 2000
+    assert read["io_bytes"] == 2000 * 4096
+    for key in ("iops", "bw_bytes", "io_bytes", "total_ios", "lat_ns"):
+        assert key in read
+    lat = read["lat_ns"]
+    assert lat["min"] <= lat["mean"] <= lat["max"]
+    assert (
+        lat["min"] <= lat["percentile"]["50.000000"] <= lat["percentile"]["99.000000"] <= lat["max"]
+    )
+    for key in ("sim_time_ns", "wall_time_s", "events", "device", "seed", "ssdlab_version"):
+        assert key in d
+    assert d["seed"] == 3
+    # IOPS is I/Os over the measured time (runtime is fio's, in whole milliseconds).
+    assert abs(2000 / read["iops"] * 1e3 - read["runtime"]) <= 0.5
+    assert r.iops == pytest.approx(read["iops"])
+
+
+def test_same_seed_same_report(small_workload):
+    a = ssdlab.run("tiny-test", small_workload, seed=7).to_dict()
+    b = ssdlab.run("tiny-test", small_workload, seed=7).to_dict()
+    c = ssdlab.run("tiny-test", small_workload, seed=8).to_dict()
+    for d in (a, b, c):
+        for k in ("wall_time_s", "prep_wall_time_s", "sim_wall_time_s"):
+            d.pop(k, None)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert a["read"]["lat_ns"] != c["read"]["lat_ns"]
+
+
+def test_device_as_dict_and_toml_path(tmp_path, small_workload):
+    text = ssdlab.preset_toml("tiny-test")
+    p = tmp_path / "mine.toml"
+    p.write_text(text.replace('name = "tiny-test"', 'name = "mine"'))
+    from_file = ssdlab.run(str(p), small_workload)
+    assert from_file["config"]["name"] == "mine"
+    as_dict = ssdlab.validate(str(p))
+    as_dict["name"] = "dict-device"
+    as_dict.pop("capacity_bytes")
+    as_dict.pop("raw_bytes")
+    from_dict = ssdlab.run(as_dict, small_workload)
+    assert from_dict["config"]["name"] == "dict-device"
+    assert from_dict["read"]["lat_ns"] == from_file["read"]["lat_ns"]
+
+
+def test_set_overrides_change_the_model(small_workload):
+    wl = dict(small_workload, iodepth=1, number_ios=200)
+    base = ssdlab.run("tiny-test", wl)
+    slower = ssdlab.run("tiny-test", wl, set={"nand.t_read": "200us"})
+    assert slower["config"]["nand"]["t_read"] in ("200us", ["200us"], "200µs") or slower["read"]
+    assert slower["read"]["lat_ns"]["mean"] > base["read"]["lat_ns"]["mean"] + 100_000
+
+
+def test_run_many_keeps_order_and_matches_run(small_workload):
+    runs = [
+        {"device": "tiny-test", "workload": dict(small_workload, iodepth=d)} for d in (1, 4, 16)
+    ]
+    reports = ssdlab.run_many(runs)
+    assert [r["workload"]["iodepth"] for r in reports] == [1, 4, 16]
+    single = ssdlab.run("tiny-test", dict(small_workload, iodepth=4))
+    assert reports[1]["read"]["lat_ns"] == single["read"]["lat_ns"]
+    # More outstanding I/Os, more throughput on an idle drive with parallel dies.
+    assert reports[0].iops < reports[1].iops < reports[2].iops
+
+
+def test_states_prepare_the_drive():
+    wl = {"rw": "randwrite", "iodepth": 16, "number_ios": 3000}
+    fresh = ssdlab.run("tiny-test", wl, state="fresh")
+    steady = ssdlab.run("tiny-test", wl, state="steady")
+    assert fresh.waf < steady.waf
+    assert steady["device"]["ftl"]["gc_victims"] > 0
+
+
+def test_verify_oracle_through_gc():
+    r = ssdlab.run(
+        "tiny-test",
+        {"rw": "randrw", "iodepth": 16, "number_ios": 20000},
+        state="steady",
+        verify=True,
+    )
+    oracle = r["device"]["oracle"]
+    assert oracle["checked"] > 0
+    assert oracle["mismatches"] == 0
+
+
+def test_named_workload():
+    r = ssdlab.run("tiny-test", "rand-read-4k-t1-qd32", set={})
+    assert r["workload"]["iodepth"] == 32
+    with pytest.raises(ssdlab.ConfigError, match="not a named workload"):
+        ssdlab.run("tiny-test", "no-such-workload")
+
+
+def test_summary_and_pandas(small_workload):
+    r = ssdlab.run("tiny-test", small_workload)
+    s = r.summary()
+    assert "IOPS=" in s and "p99=" in s and "WAF=" in s
+    rows = r.rows()
+    assert rows[0]["job"] == "all" and rows[0]["direction"] == "read"
+    pd = pytest.importorskip("pandas")
+    df = r.to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert set(df["direction"]) == {"read"}
