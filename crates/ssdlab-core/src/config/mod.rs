@@ -6,6 +6,7 @@
 //! (file or preset), the field path, the value and what is allowed.
 
 mod device;
+pub mod memory;
 pub mod presets;
 pub mod units;
 mod workload;

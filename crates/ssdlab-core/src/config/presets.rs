@@ -1,12 +1,24 @@
 //! Devices shipped with ssdlab. The TOML files live in `crates/ssdlab-core/presets/`
 //! and are compiled in, so the Python package and the Rust tests see the same ones.
 
-pub const DEVICE_NAMES: &[&str] = &["client-tlc-dram", "mqsim-default", "tiny-test"];
+pub const DEVICE_NAMES: &[&str] = &[
+    "client-tlc-dram",
+    "dram-ssd",
+    "hmb-ssd",
+    "dramless-ssd",
+    "emmc-32g",
+    "mqsim-default",
+    "tiny-test",
+];
 
 /// The TOML text of a shipped device preset.
 pub fn device_toml(name: &str) -> Option<&'static str> {
     Some(match name {
         "client-tlc-dram" => include_str!("../../presets/client-tlc-dram.toml"),
+        "dram-ssd" => include_str!("../../presets/dram-ssd.toml"),
+        "hmb-ssd" => include_str!("../../presets/hmb-ssd.toml"),
+        "dramless-ssd" => include_str!("../../presets/dramless-ssd.toml"),
+        "emmc-32g" => include_str!("../../presets/emmc-32g.toml"),
         "mqsim-default" => include_str!("../../presets/mqsim-default.toml"),
         "tiny-test" => include_str!("../../presets/tiny-test.toml"),
         _ => return None,

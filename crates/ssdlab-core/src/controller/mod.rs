@@ -26,6 +26,8 @@ pub enum TxnKind {
     RmwRead,
     /// Valid data of a GC victim.
     GcRead,
+    /// A map segment for the demand-paged map cache (`cmd` holds the load id).
+    MapRead,
     /// One multi-plane stripe.
     Program {
         gc: bool,
@@ -165,7 +167,14 @@ impl Cores {
         Cores {
             free_at: vec![0; n],
             busy_ns: vec![0; n],
-            per_cmd_ns: d.controller.cmd_time.ns() + d.controller.map_lookup.ns(),
+            // A resident map is one direct lookup; a cached map's access time is
+            // modelled per tier by the map cache instead.
+            per_cmd_ns: d.controller.cmd_time.ns()
+                + if d.map_placement().whole {
+                    d.controller.map_lookup.ns()
+                } else {
+                    0
+                },
         }
     }
 

@@ -14,6 +14,7 @@
 //! to find the owner of a unit during GC.
 
 mod gc;
+pub mod map_cache;
 pub mod prep;
 
 use crate::config::DeviceConfig;
@@ -76,6 +77,8 @@ pub struct FullStripe {
 #[derive(Clone, Debug, Default)]
 pub struct FtlStats {
     pub host_units_written: u64,
+    /// Map segments written back to NAND (demand-paged map), in mapping units.
+    pub map_units_written: u64,
     pub gc_units_copied: u64,
     pub units_programmed: u64,
     pub pages_programmed: u64,
@@ -105,8 +108,11 @@ pub struct Ftl {
     /// read consults stays small enough for the CPU caches.
     pub programmed: Vec<u16>,
     pub dies: Vec<DieFtl>,
-    /// Logical units exposed to the host.
+    /// Logical units the FTL manages: the host's, then the map's own units
+    /// (translation pages of a demand-paged map) when the map is not all resident.
     pub user_units: u64,
+    /// Logical units exposed to the host (the first `host_units` of `user_units`).
+    pub host_units: u64,
     host_cursor: u32,
     pub gc_threshold: u32,
     pub gc_target: u32,
@@ -117,7 +123,14 @@ pub struct Ftl {
 impl Ftl {
     pub fn new(d: &DeviceConfig, verify: bool) -> Self {
         let geo = Geometry::new(d);
-        let user_units = d.capacity_bytes() / geo.unit_bytes;
+        let host_units = d.capacity_bytes() / geo.unit_bytes;
+        let place = d.map_placement();
+        let map_units = if place.whole {
+            0
+        } else {
+            place.map_bytes.div_ceil(geo.unit_bytes)
+        };
+        let user_units = host_units + map_units;
         let total = geo.total_units() as usize;
         let mut dies = vec![DieFtl::default(); geo.dies as usize];
         for (i, die) in dies.iter_mut().enumerate() {
@@ -147,6 +160,7 @@ impl Ftl {
             blocks,
             dies,
             user_units,
+            host_units,
             host_cursor: 0,
             gc_threshold: d.ftl.gc_threshold_blocks,
             gc_target: d.ftl.gc_target_blocks,
@@ -258,7 +272,11 @@ impl Ftl {
             die
         };
         self.bind(lpn, pun);
-        self.stats.host_units_written += 1;
+        if (lpn as u64) < self.host_units {
+            self.stats.host_units_written += 1;
+        } else {
+            self.stats.map_units_written += 1;
+        }
         if let Some(v) = &mut self.verify {
             v.version += 1;
             v.tags[pun as usize] = v.version;

@@ -23,6 +23,10 @@ pub enum Event {
     DieStage { die: u32, gen: u32 },
     /// The completion entry of `cmd` is visible to the host.
     HostComplete { cmd: u32 },
+    /// The map entries of read `cmd` are at hand (map cache hit or load done).
+    MapReady { cmd: u32 },
+    /// Map segment load `load` finished without a NAND read (unmapped or buffered).
+    MapLoadDone { load: u32 },
 }
 
 #[derive(Clone, Copy)]

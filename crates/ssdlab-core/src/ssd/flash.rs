@@ -261,8 +261,14 @@ impl Ssd {
         let tx = *self.txns.get(t);
         self.txns.remove(t);
         for u in tx.pun..tx.pun + tx.n {
-            if let Some((_, Some(s))) = self.ftl.relocate(u) {
-                self.queue_program(s, true);
+            if let Some((new, full)) = self.ftl.relocate(u) {
+                if self.map.is_some() {
+                    let lpn = self.ftl.p2l[new as usize];
+                    self.map_update(lpn, 1);
+                }
+                if let Some(s) = full {
+                    self.queue_program(s, true);
+                }
             }
         }
         let dq = &mut self.dq[tx.die as usize];

@@ -31,6 +31,7 @@ impl Ssd {
     /// Firmware has decoded the command and looked up its mapping.
     pub(super) fn cmd_ready(&mut self, cmd: u32) {
         match self.cmds.get(cmd).kind {
+            OpKind::Read if self.map.is_some() => self.map_read_lookup(cmd),
             OpKind::Read => self.start_read(cmd),
             OpKind::Write => self.start_write(cmd),
             OpKind::Trim => {
@@ -47,7 +48,7 @@ impl Ssd {
         }
     }
 
-    fn start_read(&mut self, cmd: u32) {
+    pub(super) fn start_read(&mut self, cmd: u32) {
         let now = self.now();
         let c = *self.cmds.get(cmd);
         let (first, n) = self.unit_range(c.offset, c.len);
@@ -109,13 +110,13 @@ impl Ssd {
         }
     }
 
-    fn queue_user_read(&mut self, t: u32) {
+    pub(super) fn queue_user_read(&mut self, t: u32) {
         let die = self.txns.get(t).die;
         self.dq[die as usize].user_reads.push_back(t);
         self.kick_die(die);
     }
 
-    fn start_write(&mut self, cmd: u32) {
+    pub(super) fn start_write(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (first, n) = self.unit_range(c.offset, c.len);
         // Read-modify-write: old data of partly covered, programmed units.
@@ -170,6 +171,10 @@ impl Ssd {
 
     fn pull_write_data(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
+        if c.job == super::map::INTERNAL_JOB {
+            self.internal_write_data(cmd);
+            return;
+        }
         let at_host = self.pcie.send_up(self.now(), 0); // memory read request
         let arrived = self.pcie.send_down(at_host, c.len);
         self.q.schedule(arrived, Event::WriteDataIn { cmd });
@@ -218,6 +223,9 @@ impl Ssd {
             }
         }
         self.cmds.get_mut(cmd).placed = n;
+        if self.map.is_some() {
+            self.map_update(first, n);
+        }
         true
     }
 
@@ -240,6 +248,10 @@ impl Ssd {
             for i in 0..tx.n {
                 self.ftl.verify_sensed(tx.pun + i, tx.erase_count);
             }
+        }
+        if tx.kind == TxnKind::MapRead {
+            self.map_read_done(&tx);
+            return;
         }
         let now = self.now();
         let c = self.cmds.get_mut(tx.cmd);

@@ -11,6 +11,7 @@
 
 mod flash;
 mod io;
+mod map;
 mod report;
 
 use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
@@ -95,6 +96,8 @@ pub struct Ssd {
     pub prep: PrepInfo,
     opts: RunOptions,
     counters: Counters,
+    /// Demand-paged map (None when the whole map is resident).
+    map: Option<map::MapState>,
 }
 
 /// Flash-level counters.
@@ -120,6 +123,7 @@ impl Ssd {
         let mut ftl = Ftl::new(&cfg, opts.verify);
         let prep = prepare(&mut ftl, &cfg, opts.state, opts.seed);
         let capacity = cfg.capacity_bytes();
+        let map = map::MapState::new(&cfg, ftl.host_units);
         let queues = workload
             .queues
             .unwrap_or(match workload.queue_policy {
@@ -161,6 +165,7 @@ impl Ssd {
             prep,
             opts,
             counters: Counters::default(),
+            map,
             cfg,
         }
     }
@@ -199,6 +204,8 @@ impl Ssd {
                 Event::CmdReady { cmd } => self.cmd_ready(cmd),
                 Event::WriteDataIn { cmd } => self.write_data_in(cmd),
                 Event::DieStage { die, gen } => self.die_stage(die, gen),
+                Event::MapReady { cmd } => self.start_read(cmd),
+                Event::MapLoadDone { load } => self.map_load_done(load),
                 Event::HostComplete { cmd } => {
                     let job = self.cmds.get(cmd).job;
                     self.complete(cmd);
@@ -360,6 +367,10 @@ impl Ssd {
 
     /// Finish a command: post its completion entry after `data_ready`.
     fn post_completion(&mut self, cmd: u32, data_ready: Ns) {
+        if self.cmds.get(cmd).job == map::INTERNAL_JOB {
+            self.cmds.remove(cmd); // a map write-back: nobody to tell
+            return;
+        }
         let at_host = self
             .pcie
             .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);

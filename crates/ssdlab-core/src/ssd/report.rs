@@ -134,6 +134,28 @@ impl Ssd {
                 "fetched_per_queue": self.nvme.sqs.iter().map(|q| q.fetched).collect::<Vec<_>>(),
             },
         });
+        let payload = self.pcie.up.payload_bytes + self.pcie.down.payload_bytes;
+        dev["map"] = match &self.map {
+            Some(m) => m.to_json(payload),
+            None => {
+                let place = self.cfg.map_placement();
+                json!({ "placement": place, "hit_rate": 1.0 })
+            }
+        };
+        dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
+        let grant = self.cfg.hmb.negotiate();
+        dev["hmb"] = json!({
+            "hmpre_bytes": self.cfg.hmb.hmpre.bytes(),
+            "hmmin_bytes": self.cfg.hmb.hmmin.bytes(),
+            "policy": grant.policy,
+            "requested_bytes": grant.requested_bytes,
+            "granted_bytes": grant.granted_bytes,
+            "descriptors": grant.chunks.len(),
+            "chunk_bytes": grant.chunks.first().copied().unwrap_or(0),
+            "read_bytes": dev["map"]["hmb"]["read_bytes"].as_u64().unwrap_or(0),
+            "write_bytes": dev["map"]["hmb"]["write_bytes"].as_u64().unwrap_or(0),
+            "pcie_share": dev["map"]["hmb"]["pcie_share"].as_f64().unwrap_or(0.0),
+        });
         if let Some((checked, mismatches)) = self.ftl.oracle() {
             dev["oracle"] = json!({ "checked": checked, "mismatches": mismatches });
         }

@@ -1,0 +1,338 @@
+//! Where the FTL's mapping table lives: controller SRAM, controller DRAM or the
+//! NVMe Host Memory Buffer (HMB), and how much of it is cached.
+//!
+//! `[map]` chooses the tier and the demand-paged cache (segment size, capacity,
+//! replacement policy); `[sram]`, `[dram]` describe the controller memories;
+//! `[hmb]` holds what the device advertises (HMPRE, HMMIN, descriptor limits) and
+//! what the host grants (Linux-style policy and cap). All sections are optional:
+//! the default is a DRAM drive with the whole map in DRAM.
+
+use super::units::{Bandwidth, Duration, Size};
+use serde::{Deserialize, Serialize};
+
+/// Bytes per logical-to-physical entry (a 32-bit physical unit number).
+pub const MAP_ENTRY_BYTES: u64 = 4;
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MapTier {
+    Sram,
+    Dram,
+    Hmb,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplacementPolicy {
+    /// Least recently used segment is evicted.
+    Lru,
+    /// Second-chance CLOCK: a reference bit per segment, a sweeping hand.
+    Clock,
+}
+
+/// Map cache size: a byte count, or "all" for the whole map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CacheSize {
+    All,
+    Bytes(Size),
+}
+
+impl Serialize for CacheSize {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            CacheSize::All => s.serialize_str("all"),
+            CacheSize::Bytes(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CacheSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) if s == "all" => Ok(CacheSize::All),
+            _ => Size::deserialize(v)
+                .map(CacheSize::Bytes)
+                .map_err(|e| serde::de::Error::custom(format!("{e} (or \"all\")"))),
+        }
+    }
+}
+
+/// The mapping table: tier, caching and segment size.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapConfig {
+    /// Memory holding the map (or its cache): sram, dram or hmb.
+    #[serde(default = "default_tier")]
+    pub tier: MapTier,
+    /// Map cache capacity in the tier; "all" keeps the whole map resident (a DRAM drive).
+    #[serde(default = "default_cache")]
+    pub cache: CacheSize,
+    /// Map segment: the unit loaded from NAND, cached and written back (512B..64KiB).
+    #[serde(default = "default_segment")]
+    pub segment: Size,
+    /// Replacement policy of the map cache.
+    #[serde(default = "default_policy")]
+    pub policy: ReplacementPolicy,
+    /// SRAM map cache used in front of an HMB tier, and alone when no HMB is granted.
+    #[serde(default)]
+    pub sram_cache: Size,
+}
+
+impl MapConfig {
+    pub fn cache_text(&self) -> String {
+        match self.cache {
+            CacheSize::All => "all".into(),
+            CacheSize::Bytes(b) => b.to_string(),
+        }
+    }
+}
+
+impl Default for MapConfig {
+    fn default() -> Self {
+        MapConfig {
+            tier: default_tier(),
+            cache: default_cache(),
+            segment: default_segment(),
+            policy: default_policy(),
+            sram_cache: Size(0),
+        }
+    }
+}
+
+/// Controller SRAM.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SramConfig {
+    /// SRAM available to the FTL for map caching.
+    #[serde(default = "default_sram_size")]
+    pub size: Size,
+    /// Access latency.
+    #[serde(default = "default_sram_latency")]
+    pub latency: Duration,
+}
+
+impl Default for SramConfig {
+    fn default() -> Self {
+        SramConfig {
+            size: default_sram_size(),
+            latency: default_sram_latency(),
+        }
+    }
+}
+
+/// Controller DRAM.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramConfig {
+    /// DRAM size (0 = a DRAM-less controller).
+    #[serde(default = "default_dram_size")]
+    pub size: Size,
+    /// Access latency (row miss, as a random map lookup sees it).
+    #[serde(default = "default_dram_latency")]
+    pub latency: Duration,
+    /// Bandwidth for segment copies.
+    #[serde(default = "default_dram_bw")]
+    pub bandwidth: Bandwidth,
+}
+
+impl Default for DramConfig {
+    fn default() -> Self {
+        DramConfig {
+            size: default_dram_size(),
+            latency: default_dram_latency(),
+            bandwidth: default_dram_bw(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HmbPolicy {
+    /// HMPRE, capped by the host limit (Linux's behaviour).
+    Max,
+    /// Half of HMPRE (not below HMMIN), capped by the host limit.
+    Half,
+    /// HMMIN.
+    Min,
+    /// No HMB.
+    Off,
+}
+
+/// NVMe Host Memory Buffer: what the device asks for and what the host grants.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HmbConfig {
+    /// Host Memory Buffer Preferred Size advertised by the device (0 = no HMB support).
+    #[serde(default)]
+    pub hmpre: Size,
+    /// Host Memory Buffer Minimum Size: below this the device cannot use an HMB.
+    #[serde(default)]
+    pub hmmin: Size,
+    /// Minimum descriptor entry (chunk) size the device accepts (HMMINDS).
+    #[serde(default = "default_hmb_chunk")]
+    pub min_chunk: Size,
+    /// Maximum descriptor entries the device accepts (HMMAXD).
+    #[serde(default = "default_hmb_descriptors")]
+    pub max_descriptors: u32,
+    /// Host policy: max, half, min or off.
+    #[serde(default = "default_hmb_policy")]
+    pub host_policy: HmbPolicy,
+    /// Host cap on the grant (Linux nvme `max_host_mem_size_mb`, default 128 MiB).
+    #[serde(default = "default_hmb_limit")]
+    pub host_limit: Size,
+    /// Chunk size the host allocates (Linux tries large chunks first, e.g. 4 MiB).
+    #[serde(default = "default_hmb_host_chunk")]
+    pub host_chunk: Size,
+    /// Host DRAM access latency behind the PCIe round trip.
+    #[serde(default = "default_host_dram_latency")]
+    pub host_dram_latency: Duration,
+}
+
+impl Default for HmbConfig {
+    fn default() -> Self {
+        HmbConfig {
+            hmpre: Size(0),
+            hmmin: Size(0),
+            min_chunk: default_hmb_chunk(),
+            max_descriptors: default_hmb_descriptors(),
+            host_policy: default_hmb_policy(),
+            host_limit: default_hmb_limit(),
+            host_chunk: default_hmb_host_chunk(),
+            host_dram_latency: default_host_dram_latency(),
+        }
+    }
+}
+
+/// The outcome of HMB negotiation (Set Features, Host Memory Buffer).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HmbGrant {
+    pub policy: HmbPolicy,
+    pub requested_bytes: u64,
+    pub granted_bytes: u64,
+    /// Descriptor list: one chunk size per entry.
+    pub chunks: Vec<u64>,
+}
+
+impl HmbConfig {
+    /// What the host grants, the way the NVMe spec and Linux do it: the size the
+    /// policy asks for, capped by the host limit, built from host-sized chunks
+    /// (no more than HMMAXD of them); a grant below HMMIN is no grant at all.
+    pub fn negotiate(&self) -> HmbGrant {
+        let hmpre = self.hmpre.bytes();
+        let hmmin = self.hmmin.bytes();
+        let want = match self.host_policy {
+            HmbPolicy::Off => 0,
+            HmbPolicy::Max => hmpre,
+            HmbPolicy::Half => (hmpre / 2).max(hmmin),
+            HmbPolicy::Min => hmmin,
+        };
+        let want = want.min(self.host_limit.bytes());
+        let chunk = self.host_chunk.bytes().max(self.min_chunk.bytes()).max(1);
+        let mut chunks = Vec::new();
+        let mut left = want;
+        while left > 0 && (chunks.len() as u32) < self.max_descriptors {
+            let c = left.min(chunk);
+            if c < self.min_chunk.bytes() {
+                break;
+            }
+            chunks.push(c);
+            left -= c;
+        }
+        let mut granted: u64 = chunks.iter().sum();
+        if granted < hmmin || hmpre == 0 {
+            chunks.clear();
+            granted = 0;
+        }
+        HmbGrant {
+            policy: self.host_policy,
+            requested_bytes: want,
+            granted_bytes: granted,
+            chunks,
+        }
+    }
+
+    pub fn validate(&self, errs: &mut Vec<String>) {
+        let (pre, min) = (self.hmpre.bytes(), self.hmmin.bytes());
+        if min > pre {
+            errs.push(format!(
+                "hmb.hmmin: {} is larger than hmb.hmpre {} (HMMIN must not exceed HMPRE)",
+                self.hmmin, self.hmpre
+            ));
+        }
+        if self.max_descriptors == 0 {
+            errs.push("hmb.max_descriptors: must be > 0".into());
+        }
+        let c = self.min_chunk.bytes();
+        if c < 4096 || !c.is_power_of_two() {
+            errs.push(format!(
+                "hmb.min_chunk: {} is not allowed (a power of two, at least 4KiB: the memory page size)",
+                self.min_chunk
+            ));
+        }
+    }
+}
+
+/// Map cache placement resolved against the memories and the HMB grant.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct MapPlacement {
+    /// Tier of the main map cache level ("dram", "sram" or "hmb").
+    pub tier: MapTier,
+    /// Whole map resident: no demand paging.
+    pub whole: bool,
+    /// Capacity of the main level, bytes (whole map size when `whole`).
+    pub cache_bytes: u64,
+    /// SRAM level in front of an HMB level, bytes (0 = none).
+    pub l1_bytes: u64,
+    pub segment_bytes: u64,
+    pub map_bytes: u64,
+    pub segments: u64,
+    /// Map-of-map (global translation directory) in SRAM: 4 bytes per segment.
+    pub map_of_map_bytes: u64,
+}
+
+fn default_tier() -> MapTier {
+    MapTier::Dram
+}
+fn default_cache() -> CacheSize {
+    CacheSize::All
+}
+fn default_segment() -> Size {
+    Size(4096)
+}
+fn default_policy() -> ReplacementPolicy {
+    ReplacementPolicy::Lru
+}
+fn default_sram_size() -> Size {
+    Size(4 << 20)
+}
+fn default_sram_latency() -> Duration {
+    Duration(20)
+}
+fn default_dram_size() -> Size {
+    Size(1 << 30)
+}
+fn default_dram_latency() -> Duration {
+    Duration(100)
+}
+fn default_dram_bw() -> Bandwidth {
+    Bandwidth(12.8e9)
+}
+fn default_hmb_chunk() -> Size {
+    Size(4096)
+}
+fn default_hmb_descriptors() -> u32 {
+    256
+}
+fn default_hmb_policy() -> HmbPolicy {
+    HmbPolicy::Max
+}
+fn default_hmb_limit() -> Size {
+    Size(128 << 20)
+}
+fn default_hmb_host_chunk() -> Size {
+    Size(4 << 20)
+}
+fn default_host_dram_latency() -> Duration {
+    Duration(100)
+}
