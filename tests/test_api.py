@@ -116,3 +116,18 @@ def test_summary_and_pandas(small_workload):
     df = r.to_pandas()
     assert isinstance(df, pd.DataFrame)
     assert set(df["direction"]) == {"read"}
+
+
+def test_memory_presets_and_hmb_policy():
+    names = ssdlab.presets()
+    for name in ("dram-ssd", "hmb-ssd", "dramless-ssd", "emmc-32g"):
+        assert name in names
+    wl = {"rw": "randread", "iodepth": 8, "number_ios": 2000, "size": "1GiB"}
+    mib = 1 << 20
+    for policy, granted in (("max", 64), ("half", 32), ("min", 16), ("off", 0)):
+        r = ssdlab.run("hmb-ssd", wl, set={"hmb.host_policy": policy})
+        assert r["device"]["hmb"]["granted_bytes"] == granted * mib
+    r = ssdlab.run("dramless-ssd", dict(wl, size="8GiB"))
+    m = r["device"]["map"]
+    assert m["lookups"] == 2000 and 0.05 < m["hit_rate"] < 0.25
+    assert ssdlab.run("dram-ssd", wl)["device"]["map"]["hit_rate"] == 1.0

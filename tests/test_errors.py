@@ -30,6 +30,10 @@ BAD = [
     (["host.pcie_gen=9"], {}, "pcie_gen"),
     (["controller.cores=0"], {}, "cores"),
     (["nand.t_read"], {}, "key=value"),
+    (["map.tier=sram", "map.cache=2KiB", "map.segment=4KiB"], {}, "map.cache"),
+    (["hmb.hmpre=16MiB", "hmb.hmmin=32MiB"], {}, "hmb.hmmin"),
+    (["map.tier=sram", "map.cache=64MiB"], {}, "larger than its tier"),
+    (["map.tier=hmb"], {}, "hmb.hmpre"),
 ]
 
 
