@@ -1,34 +1,17 @@
 //! The demand-paged map: miss penalties by hand, the oracle through evictions and
 //! write-backs, HMB traffic on the PCIe link, negotiation, and bad configs.
 
+mod common;
+
+use common::{device, f};
 use serde_json::Value;
 use ssdlab_core::config::memory::HmbPolicy;
-use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
+use ssdlab_core::config::{load_device, DeviceConfig, DeviceSpec};
 use ssdlab_core::nand::Timing;
-use ssdlab_core::{run, DriveState, RunOptions};
-
-fn device(preset: &str, overrides: &[&str]) -> DeviceConfig {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    load_device(&DeviceSpec::Preset(preset.into()), &o).unwrap()
-}
+use ssdlab_core::DriveState;
 
 fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState, verify: bool) -> Value {
-    let wl = load_workload(workload, &[], dev.capacity_bytes()).unwrap();
-    run(
-        dev.clone(),
-        wl,
-        RunOptions {
-            state,
-            seed: 3,
-            verify,
-        },
-        &mut |_| true,
-    )
-    .json
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+    common::simulate(dev, workload, state, 3, verify)
 }
 
 /// At QD1 on an idle drive, a miss costs exactly one segment load: command,

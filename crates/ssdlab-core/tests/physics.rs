@@ -1,33 +1,16 @@
 //! Whole-device physics that can be computed by hand from the config.
 
+mod common;
+
+use common::{device, f};
 use serde_json::Value;
-use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
+use ssdlab_core::config::{load_workload, DeviceConfig};
 use ssdlab_core::host::Pcie;
 use ssdlab_core::nand::Timing;
 use ssdlab_core::{run, DriveState, RunOptions};
 
-fn device(preset: &str, overrides: &[&str]) -> DeviceConfig {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    load_device(&DeviceSpec::Preset(preset.into()), &o).unwrap()
-}
-
 fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState, seed: u64) -> Value {
-    let wl = load_workload(workload, &[], dev.capacity_bytes()).unwrap();
-    run(
-        dev.clone(),
-        wl,
-        RunOptions {
-            state,
-            seed,
-            verify: false,
-        },
-        &mut |_| true,
-    )
-    .json
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap()
+    common::simulate(dev, workload, state, seed, false)
 }
 
 #[test]

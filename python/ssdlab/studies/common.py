@@ -45,3 +45,10 @@ def plot(path: Path, draw) -> bool:
     plt.close(fig)
     tmp.replace(path)
     return True
+
+
+def wrote(csv_path: Path, png_path: Path, plotted: bool) -> str:
+    """The closing line of a study: which files it wrote."""
+    if plotted:
+        return f"wrote {csv_path} and {png_path}"
+    return f"wrote {csv_path} (no plot: matplotlib not installed)"

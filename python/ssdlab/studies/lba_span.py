@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.studies.common import plot, table, write_csv
+from ssdlab.studies.common import plot, table, write_csv, wrote
 
 GIB = 1 << 30
 SPANS_GIB = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -89,8 +89,6 @@ def run_study(out_dir: Path, number_ios: int = 100_000, spans_gib=None, seed: in
         ax.legend()
         return fig
 
-    if plot(out_dir / "lba-span.png", draw):
-        text.append(f"wrote {out_dir / 'lba-span.csv'} and {out_dir / 'lba-span.png'}")
-    else:
-        text.append(f"wrote {out_dir / 'lba-span.csv'} (no plot: matplotlib not installed)")
+    plotted = plot(out_dir / "lba-span.png", draw)
+    text.append(wrote(out_dir / "lba-span.csv", out_dir / "lba-span.png", plotted))
     return "\n\n".join(text)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.studies.common import kib, plot, table, write_csv
+from ssdlab.studies.common import kib, plot, table, write_csv, wrote
 
 CACHES = [8, 16, 32, 64, 128, 256, 512]  # KiB
 SEGMENTS = [1, 2, 4, 8]  # KiB
@@ -135,8 +135,6 @@ def run_study(
         b.set_title("Map segment size")
         return fig
 
-    if plot(out_dir / "map-cache.png", draw):
-        text.append(f"wrote {out_dir / 'map-cache.csv'} and {out_dir / 'map-cache.png'}")
-    else:
-        text.append(f"wrote {out_dir / 'map-cache.csv'} (no plot: matplotlib not installed)")
+    plotted = plot(out_dir / "map-cache.png", draw)
+    text.append(wrote(out_dir / "map-cache.csv", out_dir / "map-cache.png", plotted))
     return "\n\n".join(text)

@@ -78,20 +78,7 @@ impl Ssd {
                 }
                 self.queue_user_read(t);
             }
-            let block = self.geo.block_of(pun);
-            let t = self.txns.insert(Txn {
-                kind: TxnKind::UserRead,
-                cmd,
-                die: self.geo.die_of(pun),
-                plane: self.geo.plane_of(pun),
-                page: self.geo.page_of(pun),
-                block,
-                pun,
-                lpn,
-                n: 1,
-                bytes,
-                erase_count: self.ftl.blocks[block as usize].erase_count,
-            });
+            let t = self.read_txn(TxnKind::UserRead, cmd, pun, lpn, bytes);
             open = Some(t);
             pending += 1;
         }
@@ -108,6 +95,31 @@ impl Ssd {
         } else {
             self.cmds.get_mut(cmd).pending = pending;
         }
+    }
+
+    /// A one-unit read transaction of physical unit `pun` (holding `lpn`).
+    pub(super) fn read_txn(
+        &mut self,
+        kind: TxnKind,
+        cmd: u32,
+        pun: u32,
+        lpn: u32,
+        bytes: u64,
+    ) -> u32 {
+        let block = self.geo.block_of(pun);
+        self.txns.insert(Txn {
+            kind,
+            cmd,
+            die: self.geo.die_of(pun),
+            plane: self.geo.plane_of(pun),
+            page: self.geo.page_of(pun),
+            block,
+            pun,
+            lpn,
+            n: 1,
+            bytes,
+            erase_count: self.ftl.blocks[block as usize].erase_count,
+        })
     }
 
     pub(super) fn queue_user_read(&mut self, t: u32) {
@@ -132,20 +144,7 @@ impl Ssd {
             if pun == UNMAPPED || !self.ftl.is_programmed(pun) {
                 continue;
             }
-            let block = self.geo.block_of(pun);
-            let t = self.txns.insert(Txn {
-                kind: TxnKind::RmwRead,
-                cmd,
-                die: self.geo.die_of(pun),
-                plane: self.geo.plane_of(pun),
-                page: self.geo.page_of(pun),
-                block,
-                pun,
-                lpn,
-                n: 1,
-                bytes: self.unit_bytes,
-                erase_count: self.ftl.blocks[block as usize].erase_count,
-            });
+            let t = self.read_txn(TxnKind::RmwRead, cmd, pun, lpn, self.unit_bytes);
             self.queue_user_read(t);
             rmw += 1;
         }

@@ -280,20 +280,7 @@ impl Ssd {
                 buffered = true;
                 continue;
             }
-            let block = self.geo.block_of(pun);
-            let t = self.txns.insert(Txn {
-                kind: TxnKind::MapRead,
-                cmd: id,
-                die: self.geo.die_of(pun),
-                plane: self.geo.plane_of(pun),
-                page: self.geo.page_of(pun),
-                block,
-                pun,
-                lpn,
-                n: 1,
-                bytes: seg_bytes.min(ub),
-                erase_count: self.ftl.blocks[block as usize].erase_count,
-            });
+            let t = self.read_txn(TxnKind::MapRead, id, pun, lpn, seg_bytes.min(ub));
             self.queue_user_read(t);
             pending += 1;
         }
