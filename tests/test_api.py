@@ -131,3 +131,34 @@ def test_memory_presets_and_hmb_policy():
     m = r["device"]["map"]
     assert m["lookups"] == 2000 and 0.05 < m["hit_rate"] < 0.25
     assert ssdlab.run("dram-ssd", wl)["device"]["map"]["hit_rate"] == 1.0
+
+
+def test_hmb_read_cache_and_write_buffer_follow_the_grant():
+    """Data in the HMB only while the host grants room for it; the map gets the rest."""
+    mib = 1 << 20
+    uses = {
+        "read_cache.size": "16MiB",
+        "read_cache.tier": "hmb",
+        "controller.write_buffer_tier": "hmb",
+    }
+    wl = {"rw": "read", "bs": "4k", "iodepth": 1, "size": "64KiB", "number_ios": 48}
+    r = ssdlab.run("hmb-ssd", wl, state="full", set=uses)
+    dev = r["device"]
+    assert dev["hmb"]["layout"] == {
+        "granted_bytes": 64 * mib,
+        "write_buffer_bytes": 4 * mib,
+        "read_cache_bytes": 16 * mib,
+        "map_bytes": 44 * mib,
+    }
+    assert dev["read_cache"]["hits"] == 32 and dev["read_cache"]["tier"] == "hmb"
+    assert dev["hmb"]["read_cache_bytes"] == 48 * 4096
+    assert "read cache (hmb, 16.8 MB)" in r.summary()
+    off = ssdlab.run("hmb-ssd", wl, state="full", set=dict(uses, **{"hmb.host_policy": "off"}))
+    assert off["device"]["read_cache"] == {"enabled": False}
+    assert off["device"]["write_buffer"]["tier"] == "sram"
+    assert off.iops < r.iops
+
+
+def test_bad_read_cache_is_a_config_error():
+    with pytest.raises(ssdlab.ConfigError, match=r"read_cache\.size: .* larger than its tier"):
+        ssdlab.run("dramless-ssd", {"number_ios": 10}, set={"read_cache.size": "64MiB"})

@@ -150,6 +150,12 @@ class Report:
                 f"  copied units={ftl.get('gc_units_copied', 0):,}"
                 f"  free blocks={ftl.get('free_blocks', 0):,}"
             )
+        rc = dev.get("read_cache", {})
+        if rc.get("enabled"):
+            lines.append(
+                f"  read cache ({rc.get('tier')}, {human_bytes(rc.get('size_bytes', 0))}):"
+                f" hit rate={rc.get('hit_rate', 0):.1%}  hits={rc.get('hits', 0):,}"
+            )
         dies = dev.get("dies", {})
         chans = dev.get("channels", {})
         pcie = dev.get("pcie", {})

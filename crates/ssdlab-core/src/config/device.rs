@@ -2,9 +2,7 @@
 //! Every field is declared once here, typed, with its unit and a one-line doc;
 //! defaults live in the `default_*` functions; `validate()` checks consistency.
 
-use super::memory::{
-    CacheSize, DramConfig, HmbConfig, MapConfig, MapPlacement, MapTier, SramConfig, MAP_ENTRY_BYTES,
-};
+use super::memory::{DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SramConfig};
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +28,9 @@ pub struct DeviceConfig {
     /// NVMe Host Memory Buffer (default: not supported).
     #[serde(default)]
     pub hmb: HmbConfig,
+    /// Data read cache (default: none).
+    #[serde(default)]
+    pub read_cache: ReadCacheConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -78,6 +79,9 @@ pub struct ControllerConfig {
     /// Latency to serve a read from data still in the write buffer.
     #[serde(default = "default_buffer_read")]
     pub buffer_read: Duration,
+    /// Memory holding the write buffer: sram (default), dram or hmb.
+    #[serde(default = "default_write_buffer_tier")]
+    pub write_buffer_tier: DataTier,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -212,6 +216,9 @@ fn default_arb_burst() -> u32 {
 fn default_map_lookup() -> Duration {
     Duration(100)
 }
+fn default_write_buffer_tier() -> DataTier {
+    DataTier::Sram
+}
 fn default_buffer_read() -> Duration {
     Duration(1000)
 }
@@ -278,111 +285,6 @@ impl DeviceConfig {
     /// Channel bus bandwidth, bytes/s.
     pub fn channel_bytes_per_s(&self) -> f64 {
         self.nand.channel_rate.0 * 1e6 * self.nand.channel_width_bits as f64 / 8.0
-    }
-
-    /// Where the map (cache) lives once the HMB is negotiated.
-    pub fn map_placement(&self) -> MapPlacement {
-        let mu = self.ftl.mapping_unit.bytes().max(1);
-        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
-        let seg = self.map.segment.bytes().max(1);
-        let segments = map_bytes.div_ceil(seg);
-        let granted = self.hmb.negotiate().granted_bytes;
-        let want = |limit: u64| match self.map.cache {
-            CacheSize::All => limit,
-            CacheSize::Bytes(b) => b.bytes().min(limit),
-        };
-        let (tier, cache, l1) = match self.map.tier {
-            MapTier::Dram => (MapTier::Dram, want(map_bytes), 0),
-            MapTier::Sram => (MapTier::Sram, want(map_bytes), 0),
-            MapTier::Hmb if granted > 0 => (
-                MapTier::Hmb,
-                want(granted).min(map_bytes),
-                self.map.sram_cache.bytes(),
-            ),
-            MapTier::Hmb => (MapTier::Sram, self.map.sram_cache.bytes(), 0),
-        };
-        let whole = cache >= map_bytes;
-        let round = |b: u64| (b / seg).max(1) * seg;
-        MapPlacement {
-            tier,
-            whole,
-            cache_bytes: if whole { map_bytes } else { round(cache) },
-            l1_bytes: if l1 > 0 && !whole { round(l1) } else { 0 },
-            segment_bytes: seg,
-            map_bytes,
-            segments,
-            map_of_map_bytes: segments * MAP_ENTRY_BYTES,
-        }
-    }
-
-    fn validate_map(&self, errs: &mut Vec<String>) {
-        let m = &self.map;
-        let seg = m.segment.bytes();
-        if !(512..=65536).contains(&seg) || !seg.is_power_of_two() {
-            errs.push(format!(
-                "map.segment: {} is not allowed (a power of two from 512B to 64KiB)",
-                m.segment
-            ));
-            return;
-        }
-        self.hmb.validate(errs);
-        let mu = self.ftl.mapping_unit.bytes().max(1);
-        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
-        if let CacheSize::Bytes(b) = m.cache {
-            let b = b.bytes();
-            if b < seg {
-                errs.push(format!(
-                    "map.cache: {} is smaller than one map segment ({}); the cache must hold at least one segment",
-                    m.cache_text(),
-                    m.segment
-                ));
-            }
-            let (tier_name, tier_bytes) = match m.tier {
-                MapTier::Dram => ("dram.size", self.dram.size),
-                MapTier::Sram => ("sram.size", self.sram.size),
-                MapTier::Hmb => ("hmb.hmpre", self.hmb.hmpre),
-            };
-            if b > tier_bytes.bytes() {
-                errs.push(format!(
-                    "map.cache: {} is larger than its tier ({tier_name} = {tier_bytes})",
-                    m.cache_text()
-                ));
-            }
-        } else {
-            match m.tier {
-                MapTier::Dram if map_bytes > self.dram.size.bytes() => errs.push(format!(
-                    "map.cache: \"all\" needs the whole map ({}) in DRAM but dram.size is {}; give map.cache a size or more DRAM",
-                    Size(map_bytes),
-                    self.dram.size
-                )),
-                MapTier::Sram if map_bytes > self.sram.size.bytes() => errs.push(format!(
-                    "map.cache: \"all\" needs the whole map ({}) in SRAM but sram.size is {}; give map.cache a size",
-                    Size(map_bytes),
-                    self.sram.size
-                )),
-                _ => {}
-            }
-        }
-        let sc = m.sram_cache.bytes();
-        if sc > self.sram.size.bytes() {
-            errs.push(format!(
-                "map.sram_cache: {} is larger than sram.size {}",
-                m.sram_cache, self.sram.size
-            ));
-        }
-        if m.tier == MapTier::Hmb {
-            if self.hmb.hmpre.bytes() == 0 {
-                errs.push(
-                    "map.tier: \"hmb\" needs a device that asks for an HMB (hmb.hmpre > 0)".into(),
-                );
-            }
-            if sc < seg {
-                errs.push(format!(
-                    "map.sram_cache: {} is smaller than one segment ({}); an HMB drive needs an SRAM map cache for when no HMB is granted",
-                    m.sram_cache, m.segment
-                ));
-            }
-        }
     }
 
     /// Check every field and their consistency; errors name the field and what is allowed.
@@ -518,6 +420,7 @@ impl DeviceConfig {
         }
         if errs.is_empty() {
             self.validate_map(&mut errs);
+            self.validate_data_tiers(&mut errs);
         }
         if errs.is_empty() {
             Ok(())

@@ -4,8 +4,9 @@
 //! `[map]` chooses the tier and the demand-paged cache (segment size, capacity,
 //! replacement policy); `[sram]`, `[dram]` describe the controller memories;
 //! `[hmb]` holds what the device advertises (HMPRE, HMMIN, descriptor limits) and
-//! what the host grants (Linux-style policy and cap). All sections are optional:
-//! the default is a DRAM drive with the whole map in DRAM.
+//! what the host grants (Linux-style policy and cap); `[read_cache]` is an optional
+//! data read cache in SRAM, DRAM or the HMB. All sections are optional: the default
+//! is a DRAM drive with the whole map in DRAM and no read cache.
 
 use super::units::{Bandwidth, Duration, Size};
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,62 @@ pub enum MapTier {
     Sram,
     Dram,
     Hmb,
+}
+
+/// Where a data structure (read cache, write buffer) lives.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DataTier {
+    /// Controller SRAM.
+    Sram,
+    /// Controller DRAM.
+    Dram,
+    /// Host Memory Buffer, across the PCIe link.
+    Hmb,
+}
+
+/// A data read cache: units read from NAND are kept, later reads of them skip NAND.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadCacheConfig {
+    /// Capacity (0 = no read cache, the default).
+    #[serde(default)]
+    pub size: Size,
+    /// Memory holding it: sram, dram or hmb.
+    #[serde(default = "default_read_cache_tier")]
+    pub tier: DataTier,
+    /// Associativity: mapping units per set (LRU inside a set).
+    #[serde(default = "default_read_cache_ways")]
+    pub ways: u32,
+}
+
+impl Default for ReadCacheConfig {
+    fn default() -> Self {
+        ReadCacheConfig {
+            size: Size(0),
+            tier: default_read_cache_tier(),
+            ways: default_read_cache_ways(),
+        }
+    }
+}
+
+fn default_read_cache_tier() -> DataTier {
+    DataTier::Dram
+}
+fn default_read_cache_ways() -> u32 {
+    16
+}
+
+/// How the HMB grant is shared: the write buffer first, then the read cache, then
+/// the map cache takes what is left. A data structure that does not fit falls back
+/// (the write buffer to one program unit of SRAM, the read cache to none).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HmbLayout {
+    pub granted_bytes: u64,
+    pub write_buffer_bytes: u64,
+    pub read_cache_bytes: u64,
+    /// What is left for the map cache.
+    pub map_bytes: u64,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 
 mod device;
 pub mod memory;
+mod placement;
 pub mod presets;
 pub mod units;
 mod workload;

@@ -11,8 +11,12 @@
 //! (erases overtake GC reads and programs when the die is at or below its GC
 //! threshold of free blocks); reads queued on
 //! different planes of a die are merged into one multi-plane read.
-//! Simplifies: no program/erase suspension and no write-buffer read cache (hits on
-//! data not yet programmed are served from the buffer, nothing else is cached).
+//! Read cache: optional, in `read_cache` (set-associative LRU of mapping units).
+//! Simplifies: no program/erase suspension.
+
+mod read_cache;
+
+pub use read_cache::{ReadCache, ReadCacheStats};
 
 use crate::config::DeviceConfig;
 use crate::sim::Ns;
@@ -203,7 +207,7 @@ pub struct WriteBuffer {
 impl WriteBuffer {
     pub fn new(d: &DeviceConfig) -> Self {
         WriteBuffer {
-            capacity_units: d.controller.write_buffer.bytes() / d.ftl.mapping_unit.bytes(),
+            capacity_units: d.write_buffer_placement().1 / d.ftl.mapping_unit.bytes(),
             used_units: 0,
             peak_units: 0,
             waiters: VecDeque::new(),

@@ -329,6 +329,22 @@ impl Ftl {
         }
     }
 
+    /// Oracle: the version of the data held by `pun` (0 without the oracle).
+    #[inline]
+    pub fn verify_version(&self, pun: Pun) -> u32 {
+        self.verify.as_ref().map_or(0, |v| v.tags[pun as usize])
+    }
+
+    /// Oracle check of data served from a cache: it must be the last write of `lpn`.
+    pub fn verify_cached(&mut self, lpn: u32, version: u32) {
+        if let Some(v) = &mut self.verify {
+            v.checked += 1;
+            if version != v.shadow[lpn as usize] {
+                v.mismatches += 1;
+            }
+        }
+    }
+
     /// Oracle check when the sensed data leaves the die: the block must not have been
     /// erased since the read was translated.
     #[inline]

@@ -235,6 +235,8 @@ pub enum DieStage {
     Sense,
     /// Data-out of a read over the channel.
     DataOut,
+    /// Waiting for a program's data to reach the controller (write buffer in the HMB).
+    Fetch,
     /// Data-in plus tPROG of a program.
     Program,
     Erase,

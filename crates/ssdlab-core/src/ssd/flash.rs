@@ -84,14 +84,18 @@ impl Ssd {
             Pick::Program => {
                 let t = self.dq[d].programs.pop_front().expect("picked");
                 let tx = *self.txns.get(t);
-                let xfer = self.timing.bus_ns(tx.bytes);
-                let din_end = self.channels[ch].reserve(now, t_cmd + xfer);
-                self.channels[ch].bytes += tx.bytes;
-                let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
                 self.counters.program_ops += 1;
-                self.begin(die, DieStage::Program, din_end + t_prog);
+                let data_at = match tx.kind {
+                    TxnKind::Program { gc: false } => self.write_buffer_fetch(now, tx.bytes),
+                    _ => now,
+                };
+                if data_at > now {
+                    self.begin(die, DieStage::Fetch, data_at);
+                } else {
+                    self.program_data_in(die, false);
+                }
             }
             Pick::Erase => {
                 let t = self.dq[d].erases.pop_front().expect("picked");
@@ -101,6 +105,23 @@ impl Ssd {
                 self.counters.erase_ops += 1;
                 self.begin(die, DieStage::Erase, end);
             }
+        }
+    }
+
+    /// Data-in of the die's program over the channel, then tPROG.
+    fn program_data_in(&mut self, die: u32, after_fetch: bool) {
+        let now = self.now();
+        let t = self.dies[die as usize].op_txns[0];
+        let tx = *self.txns.get(t);
+        let ch = self.geo.channel_of(die) as usize;
+        let xfer = self.timing.bus_ns(tx.bytes);
+        let din_end = self.channels[ch].reserve(now, self.timing.t_cmd + xfer);
+        self.channels[ch].bytes += tx.bytes;
+        let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
+        let start = self.dies[die as usize].op_start;
+        self.begin(die, DieStage::Program, din_end + t_prog);
+        if after_fetch {
+            self.dies[die as usize].op_start = start; // busy since the fetch began
         }
     }
 
@@ -135,6 +156,7 @@ impl Ssd {
                 self.begin(die, DieStage::DataOut, end);
                 self.dies[d].op_start = start;
             }
+            DieStage::Fetch => self.program_data_in(die, true),
             DieStage::DataOut | DieStage::Program | DieStage::Erase => {
                 let stage = self.dies[d].stage;
                 self.dies[d].busy_ns += now - self.dies[d].op_start;

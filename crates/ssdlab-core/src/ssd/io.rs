@@ -30,17 +30,26 @@ impl Ssd {
 
     /// Firmware has decoded the command and looked up its mapping.
     pub(super) fn cmd_ready(&mut self, cmd: u32) {
-        match self.cmds.get(cmd).kind {
-            OpKind::Read if self.map.is_some() => self.map_read_lookup(cmd),
+        let c = *self.cmds.get(cmd);
+        match c.kind {
+            OpKind::Read if self.map.is_some() => {
+                // Data found whole in the read cache needs no map entry.
+                let (first, n) = self.unit_range(c.offset, c.len);
+                if self.read_cache_covers(first, n) {
+                    self.start_read(cmd);
+                } else {
+                    self.map_read_lookup(cmd);
+                }
+            }
             OpKind::Read => self.start_read(cmd),
             OpKind::Write => self.start_write(cmd),
             OpKind::Trim => {
-                let c = *self.cmds.get(cmd);
                 let (first, n) = self.unit_range(c.offset, c.len);
                 for lpn in first..first + n {
                     // Deallocate only whole units; a partial one keeps its data.
                     if self.overlap(lpn, c.offset, c.len) == self.unit_bytes {
                         self.ftl.trim(lpn);
+                        self.read_cache_invalidate(lpn, 1);
                     }
                 }
                 self.post_completion(cmd, self.now());
@@ -53,20 +62,26 @@ impl Ssd {
         let c = *self.cmds.get(cmd);
         let (first, n) = self.unit_range(c.offset, c.len);
         let mut pending = 0u32;
-        let mut mem_bytes = 0u64; // served from the buffer or zero-filled
+        let mut zero_bytes = 0u64; // unmapped: zero-filled
+        let mut buffer_bytes = 0u64; // still in the write buffer
+        let mut cache_bytes = 0u64; // in the read cache
         let mut open: Option<u32> = None; // transaction being extended
         for lpn in first..first + n {
             let bytes = self.overlap(lpn, c.offset, c.len);
+            if self.read_cache_lookup(lpn) {
+                cache_bytes += bytes;
+                continue;
+            }
             let pun = self.ftl.translate(lpn);
             self.ftl.verify_translate(lpn, pun);
             if pun == UNMAPPED {
                 self.counters.unmapped_reads += 1;
-                mem_bytes += bytes;
+                zero_bytes += bytes;
                 continue;
             }
             if !self.ftl.is_programmed(pun) {
                 self.counters.buffer_hits += 1;
-                mem_bytes += bytes;
+                buffer_bytes += bytes;
                 continue;
             }
             if let Some(t) = open {
@@ -87,8 +102,13 @@ impl Ssd {
         }
         self.counters.user_read_txns += pending as u64;
         let mut ready: Ns = now;
-        if mem_bytes > 0 {
-            ready = self.pcie.send_up(now + self.buffer_read_ns, mem_bytes) - self.pcie.latency;
+        if zero_bytes + buffer_bytes > 0 {
+            let at = self.write_buffer_read(now, buffer_bytes);
+            ready = self.pcie.send_up(at, zero_bytes + buffer_bytes) - self.pcie.latency;
+        }
+        if cache_bytes > 0 {
+            let at = self.read_cache_serve(now, cache_bytes);
+            ready = ready.max(self.pcie.send_up(at, cache_bytes) - self.pcie.latency);
         }
         if pending == 0 {
             self.post_completion(cmd, ready);
@@ -194,8 +214,9 @@ impl Ssd {
 
     /// Write data is in the controller: place it in the FTL and complete.
     pub(super) fn write_data_in(&mut self, cmd: u32) {
+        let stored = self.write_buffer_store(self.cmds.get(cmd).len);
         if self.place_write(cmd) {
-            self.post_completion(cmd, self.now());
+            self.post_completion(cmd, stored);
         } else {
             self.counters.alloc_stalls += 1;
             self.alloc_waiters.push_back(cmd);
@@ -222,6 +243,7 @@ impl Ssd {
             }
         }
         self.cmds.get_mut(cmd).placed = n;
+        self.read_cache_invalidate(first, n);
         if self.map.is_some() {
             self.map_update(first, n);
         }
@@ -262,6 +284,8 @@ impl Ssd {
                 if last {
                     self.post_completion(tx.cmd, arrival - self.pcie.latency);
                 }
+                // The copy into the read cache follows the data (and completion) up.
+                self.read_cache_fill(tx.lpn, tx.pun, tx.n);
             }
             TxnKind::RmwRead => {
                 if last {

@@ -9,6 +9,7 @@
 //! (PCIe up); writes: room in the write buffer, data from the host (PCIe down),
 //! placement in the FTL -> completion entry (PCIe up) -> host.
 
+mod data_tiers;
 mod flash;
 mod io;
 mod map;
@@ -98,6 +99,8 @@ pub struct Ssd {
     counters: Counters,
     /// Demand-paged map (None when the whole map is resident).
     map: Option<map::MapState>,
+    /// Write buffer tier and the read cache.
+    tiers: data_tiers::DataTiers,
 }
 
 /// Flash-level counters.
@@ -166,6 +169,7 @@ impl Ssd {
             opts,
             counters: Counters::default(),
             map,
+            tiers: data_tiers::DataTiers::new(&cfg),
             cfg,
         }
     }

@@ -144,6 +144,13 @@ impl Ssd {
         };
         dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
         let grant = self.cfg.hmb.negotiate();
+        let tiers = self.tiers.to_json(self.unit_bytes);
+        dev["read_cache"] = tiers["read_cache"].clone();
+        dev["write_buffer"] = tiers["write_buffer"].clone();
+        let (data_read, data_written) = self.tiers.hmb_bytes();
+        let map_read = dev["map"]["hmb"]["read_bytes"].as_u64().unwrap_or(0);
+        let map_written = dev["map"]["hmb"]["write_bytes"].as_u64().unwrap_or(0);
+        let hmb_total = map_read + map_written + data_read + data_written;
         dev["hmb"] = json!({
             "hmpre_bytes": self.cfg.hmb.hmpre.bytes(),
             "hmmin_bytes": self.cfg.hmb.hmmin.bytes(),
@@ -152,9 +159,15 @@ impl Ssd {
             "granted_bytes": grant.granted_bytes,
             "descriptors": grant.chunks.len(),
             "chunk_bytes": grant.chunks.first().copied().unwrap_or(0),
-            "read_bytes": dev["map"]["hmb"]["read_bytes"].as_u64().unwrap_or(0),
-            "write_bytes": dev["map"]["hmb"]["write_bytes"].as_u64().unwrap_or(0),
-            "pcie_share": dev["map"]["hmb"]["pcie_share"].as_f64().unwrap_or(0.0),
+            "layout": self.cfg.hmb_layout(),
+            "read_bytes": map_read + data_read,
+            "write_bytes": map_written + data_written,
+            "map_bytes": map_read + map_written,
+            "read_cache_bytes": dev["read_cache"]["hmb_read_bytes"].as_u64().unwrap_or(0)
+                + dev["read_cache"]["hmb_write_bytes"].as_u64().unwrap_or(0),
+            "write_buffer_bytes": dev["write_buffer"]["hmb_read_bytes"].as_u64().unwrap_or(0)
+                + dev["write_buffer"]["hmb_write_bytes"].as_u64().unwrap_or(0),
+            "pcie_share": frac(hmb_total, payload),
         });
         if let Some((checked, mismatches)) = self.ftl.oracle() {
             dev["oracle"] = json!({ "checked": checked, "mismatches": mismatches });

@@ -1,0 +1,213 @@
+//! Where the device's memory-resident structures end up: the map (cache), the
+//! data read cache and the write buffer, across controller SRAM, DRAM and the HMB
+//! the host granted. The HMB grant is shared in a fixed order (write buffer, read
+//! cache, then the map cache takes the rest); a structure that does not fit in
+//! what is left falls back: the write buffer to one program unit of SRAM (a
+//! staging buffer), the read cache to none, the map cache to its SRAM level.
+//! Simplifies: SRAM/DRAM sizes are checked per structure, not summed.
+
+use super::device::DeviceConfig;
+use super::memory::{CacheSize, DataTier, HmbLayout, MapPlacement, MapTier, MAP_ENTRY_BYTES};
+use super::units::Size;
+
+impl DeviceConfig {
+    /// Bytes of one multi-plane program (the smallest useful write staging buffer).
+    pub fn program_unit_bytes(&self) -> u64 {
+        self.nand.planes_per_die as u64 * self.nand.page_size.bytes()
+    }
+
+    /// How the negotiated HMB is shared between its uses.
+    pub fn hmb_layout(&self) -> HmbLayout {
+        let granted = self.hmb.negotiate().granted_bytes;
+        let mut left = granted;
+        let mut take = |tier: DataTier, bytes: u64| {
+            if tier == DataTier::Hmb && bytes > 0 && bytes <= left {
+                left -= bytes;
+                bytes
+            } else {
+                0
+            }
+        };
+        let write_buffer_bytes = take(
+            self.controller.write_buffer_tier,
+            self.controller.write_buffer.bytes(),
+        );
+        let read_cache_bytes = take(self.read_cache.tier, self.read_cache.size.bytes());
+        HmbLayout {
+            granted_bytes: granted,
+            write_buffer_bytes,
+            read_cache_bytes,
+            map_bytes: left,
+        }
+    }
+
+    /// The write buffer's tier and size once the HMB is negotiated.
+    pub fn write_buffer_placement(&self) -> (DataTier, u64) {
+        let c = &self.controller;
+        match c.write_buffer_tier {
+            DataTier::Hmb => match self.hmb_layout().write_buffer_bytes {
+                0 => (DataTier::Sram, self.program_unit_bytes()),
+                b => (DataTier::Hmb, b),
+            },
+            t => (t, c.write_buffer.bytes()),
+        }
+    }
+
+    /// The read cache's tier and size (None: no read cache).
+    pub fn read_cache_placement(&self) -> Option<(DataTier, u64)> {
+        let rc = &self.read_cache;
+        match (rc.size.bytes(), rc.tier) {
+            (0, _) => None,
+            (_, DataTier::Hmb) => match self.hmb_layout().read_cache_bytes {
+                0 => None,
+                b => Some((DataTier::Hmb, b)),
+            },
+            (b, t) => Some((t, b)),
+        }
+    }
+
+    /// Where the map (cache) lives once the HMB is negotiated.
+    pub fn map_placement(&self) -> MapPlacement {
+        let mu = self.ftl.mapping_unit.bytes().max(1);
+        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
+        let seg = self.map.segment.bytes().max(1);
+        let segments = map_bytes.div_ceil(seg);
+        let granted = self.hmb_layout().map_bytes;
+        let want = |limit: u64| match self.map.cache {
+            CacheSize::All => limit,
+            CacheSize::Bytes(b) => b.bytes().min(limit),
+        };
+        let (tier, cache, l1) = match self.map.tier {
+            MapTier::Dram => (MapTier::Dram, want(map_bytes), 0),
+            MapTier::Sram => (MapTier::Sram, want(map_bytes), 0),
+            MapTier::Hmb if granted >= seg => (
+                MapTier::Hmb,
+                want(granted).min(map_bytes),
+                self.map.sram_cache.bytes(),
+            ),
+            MapTier::Hmb => (MapTier::Sram, self.map.sram_cache.bytes(), 0),
+        };
+        let whole = cache >= map_bytes;
+        let round = |b: u64| (b / seg).max(1) * seg;
+        MapPlacement {
+            tier,
+            whole,
+            cache_bytes: if whole { map_bytes } else { round(cache) },
+            l1_bytes: if l1 > 0 && !whole { round(l1) } else { 0 },
+            segment_bytes: seg,
+            map_bytes,
+            segments,
+            map_of_map_bytes: segments * MAP_ENTRY_BYTES,
+        }
+    }
+
+    pub(super) fn validate_map(&self, errs: &mut Vec<String>) {
+        let m = &self.map;
+        let seg = m.segment.bytes();
+        if !(512..=65536).contains(&seg) || !seg.is_power_of_two() {
+            errs.push(format!(
+                "map.segment: {} is not allowed (a power of two from 512B to 64KiB)",
+                m.segment
+            ));
+            return;
+        }
+        self.hmb.validate(errs);
+        let mu = self.ftl.mapping_unit.bytes().max(1);
+        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
+        if let CacheSize::Bytes(b) = m.cache {
+            let b = b.bytes();
+            if b < seg {
+                errs.push(format!(
+                    "map.cache: {} is smaller than one map segment ({}); the cache must hold at least one segment",
+                    m.cache_text(),
+                    m.segment
+                ));
+            }
+            let (tier_name, tier_bytes) = match m.tier {
+                MapTier::Dram => ("dram.size", self.dram.size),
+                MapTier::Sram => ("sram.size", self.sram.size),
+                MapTier::Hmb => ("hmb.hmpre", self.hmb.hmpre),
+            };
+            if b > tier_bytes.bytes() {
+                errs.push(format!(
+                    "map.cache: {} is larger than its tier ({tier_name} = {tier_bytes})",
+                    m.cache_text()
+                ));
+            }
+        } else {
+            match m.tier {
+                MapTier::Dram if map_bytes > self.dram.size.bytes() => errs.push(format!(
+                    "map.cache: \"all\" needs the whole map ({}) in DRAM but dram.size is {}; give map.cache a size or more DRAM",
+                    Size(map_bytes),
+                    self.dram.size
+                )),
+                MapTier::Sram if map_bytes > self.sram.size.bytes() => errs.push(format!(
+                    "map.cache: \"all\" needs the whole map ({}) in SRAM but sram.size is {}; give map.cache a size",
+                    Size(map_bytes),
+                    self.sram.size
+                )),
+                _ => {}
+            }
+        }
+        let sc = m.sram_cache.bytes();
+        if sc > self.sram.size.bytes() {
+            errs.push(format!(
+                "map.sram_cache: {} is larger than sram.size {}",
+                m.sram_cache, self.sram.size
+            ));
+        }
+        if m.tier == MapTier::Hmb {
+            if self.hmb.hmpre.bytes() == 0 {
+                errs.push(
+                    "map.tier: \"hmb\" needs a device that asks for an HMB (hmb.hmpre > 0)".into(),
+                );
+            }
+            if sc < seg {
+                errs.push(format!(
+                    "map.sram_cache: {} is smaller than one segment ({}); an HMB drive needs an SRAM map cache for when no HMB is granted",
+                    m.sram_cache, m.segment
+                ));
+            }
+        }
+    }
+
+    pub(super) fn validate_data_tiers(&self, errs: &mut Vec<String>) {
+        let tier_size = |t: DataTier| match t {
+            DataTier::Sram => ("sram.size", self.sram.size),
+            DataTier::Dram => ("dram.size", self.dram.size),
+            DataTier::Hmb => ("hmb.hmpre", self.hmb.hmpre),
+        };
+        let c = &self.controller;
+        let (name, size) = tier_size(c.write_buffer_tier);
+        if c.write_buffer_tier != DataTier::Sram && c.write_buffer.bytes() > size.bytes() {
+            errs.push(format!(
+                "controller.write_buffer: {} is larger than its tier ({name} = {size})",
+                c.write_buffer
+            ));
+        }
+        let rc = &self.read_cache;
+        if !(1..=64).contains(&rc.ways) {
+            errs.push(format!(
+                "read_cache.ways: {} is not allowed (1 to 64 mapping units per set)",
+                rc.ways
+            ));
+        }
+        if rc.size.bytes() == 0 {
+            return;
+        }
+        let unit = self.ftl.mapping_unit.bytes();
+        if rc.size.bytes() < unit || !rc.size.bytes().is_multiple_of(unit) {
+            errs.push(format!(
+                "read_cache.size: {} is not a positive multiple of the mapping unit ({})",
+                rc.size, self.ftl.mapping_unit
+            ));
+        }
+        let (name, size) = tier_size(rc.tier);
+        if rc.size.bytes() > size.bytes() {
+            errs.push(format!(
+                "read_cache.size: {} is larger than its tier ({name} = {size})",
+                rc.size
+            ));
+        }
+    }
+}
