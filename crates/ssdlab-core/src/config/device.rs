@@ -3,6 +3,7 @@
 //! defaults live in the `default_*` functions; `validate()` checks consistency.
 
 use super::memory::{DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SramConfig};
+use super::scheduling::SchedulerConfig;
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,9 @@ pub struct DeviceConfig {
     /// Data read cache (default: none).
     #[serde(default)]
     pub read_cache: ReadCacheConfig,
+    /// Flash transaction scheduling and program/erase suspend (default: read-first, no suspend).
+    #[serde(default)]
+    pub scheduler: SchedulerConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -168,6 +172,13 @@ pub struct NandConfig {
     /// Command and address cycles on the channel before each operation.
     #[serde(default = "default_t_cmd")]
     pub t_cmd: Duration,
+    /// Pages (wordline page types) programmed by one program operation: 1, or the
+    /// bits per cell for one-shot programming (all of a wordline's pages at once).
+    #[serde(default = "default_one_u32")]
+    pub pages_per_program: u32,
+    /// Spare (ECC/metadata) bytes per page, moved on the channel with the page's data.
+    #[serde(default)]
+    pub page_spare: Size,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -215,6 +226,9 @@ fn default_arb_burst() -> u32 {
 }
 fn default_map_lookup() -> Duration {
     Duration(100)
+}
+fn default_one_u32() -> u32 {
+    1
 }
 fn default_write_buffer_tier() -> DataTier {
     DataTier::Sram
@@ -409,10 +423,22 @@ impl DeviceConfig {
                     "nand: the drive has {units} mapping units, more than the 2^32-1 this simulator addresses; use a larger ftl.mapping_unit"
                 ));
             }
-            let stripe = n.planes_per_die as u64 * page;
+            let bits = n.cell.bits() as u32;
+            if n.pages_per_program != 1 && n.pages_per_program != bits {
+                errs.push(format!(
+                    "nand.pages_per_program: {} is not allowed for {:?} (1, or {bits} for one-shot programming)",
+                    n.pages_per_program, n.cell
+                ));
+            } else if !n.pages_per_block.is_multiple_of(n.pages_per_program) {
+                errs.push(format!(
+                    "nand.pages_per_block: {} is not a multiple of nand.pages_per_program {}",
+                    n.pages_per_block, n.pages_per_program
+                ));
+            }
+            let stripe = self.program_unit_bytes();
             if c.write_buffer.bytes() < stripe {
                 errs.push(format!(
-                    "controller.write_buffer: {} is smaller than one multi-plane program ({} = planes_per_die x page_size)",
+                    "controller.write_buffer: {} is smaller than one program ({} = planes_per_die x pages_per_program x page_size)",
                     c.write_buffer,
                     Size(stripe)
                 ));
@@ -421,6 +447,7 @@ impl DeviceConfig {
         if errs.is_empty() {
             self.validate_map(&mut errs);
             self.validate_data_tiers(&mut errs);
+            self.scheduler.validate(&mut errs);
         }
         if errs.is_empty() {
             Ok(())

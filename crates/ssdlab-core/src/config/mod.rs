@@ -9,6 +9,7 @@ mod device;
 pub mod memory;
 mod placement;
 pub mod presets;
+pub mod scheduling;
 pub mod units;
 mod workload;
 

@@ -13,7 +13,9 @@ use super::units::Size;
 impl DeviceConfig {
     /// Bytes of one multi-plane program (the smallest useful write staging buffer).
     pub fn program_unit_bytes(&self) -> u64 {
-        self.nand.planes_per_die as u64 * self.nand.page_size.bytes()
+        self.nand.planes_per_die as u64
+            * self.nand.pages_per_program.max(1) as u64
+            * self.nand.page_size.bytes()
     }
 
     /// How the negotiated HMB is shared between its uses.

@@ -12,10 +12,14 @@
 //! threshold of free blocks); reads queued on
 //! different planes of a die are merged into one multi-plane read.
 //! Read cache: optional, in `read_cache` (set-associative LRU of mapping units).
-//! Simplifies: no program/erase suspension.
+//! Policies (`[scheduler]`): read-first (above), FIFO across all kinds, or
+//! adaptive program delay (`adaptive`); program/erase suspend is driven from the
+//! device loop (`ssd::sched`).
 
+mod adaptive;
 mod read_cache;
 
+pub use adaptive::{AdaptiveDelay, Decision};
 pub use read_cache::{ReadCache, ReadCacheStats};
 
 use crate::config::DeviceConfig;
@@ -56,6 +60,8 @@ pub struct Txn {
     pub bytes: u64,
     /// Erase count of the block when the read was translated (oracle check).
     pub erase_count: u32,
+    /// Arrival order on its die (for the FIFO policy).
+    pub seq: u32,
 }
 
 /// A free-list slab of fixed-size records, so the hot path never allocates once warm.
@@ -154,6 +160,32 @@ impl DieQueues {
         } else {
             Pick::Nothing
         }
+    }
+}
+
+impl DieQueues {
+    /// FIFO: the oldest head of the four queues, whatever its kind (`seq` gives a
+    /// transaction's arrival number on the die).
+    pub fn pick_fifo(&self, seq: impl Fn(u32) -> u32) -> Pick {
+        let heads = [
+            (self.user_reads.front(), Pick::Read),
+            (self.gc_reads.front(), Pick::GcRead),
+            (self.programs.front(), Pick::Program),
+            (self.erases.front(), Pick::Erase),
+        ];
+        let mut best = Pick::Nothing;
+        let mut best_seq = 0u32;
+        for (head, pick) in heads {
+            if let Some(&t) = head {
+                let s = seq(t);
+                // Wrapping comparison: in-flight work never spans 2^31 arrivals.
+                if best == Pick::Nothing || (s.wrapping_sub(best_seq) as i32) < 0 {
+                    best = pick;
+                    best_seq = s;
+                }
+            }
+        }
+        best
     }
 }
 

@@ -224,6 +224,7 @@ impl Ftl {
         let geo = &self.geo;
         let upb = geo.units_per_block;
         let ups = geo.units_per_stripe;
+        let upg = geo.units_per_program;
         let dstate = &mut self.dies[die as usize];
         let f = if gc { &mut dstate.gc } else { &mut dstate.host };
         if f.block == NO_BLOCK {
@@ -236,7 +237,7 @@ impl Ftl {
         let pun = geo.block_base(block) + f.next;
         f.next += 1;
         let mut full = None;
-        if f.next % ups == 0 {
+        if f.next % upg == 0 {
             full = Some(FullStripe {
                 die,
                 block,
@@ -301,10 +302,14 @@ impl Ftl {
     /// A stripe's program finished.
     pub fn program_done(&mut self, s: FullStripe) {
         let p = &mut self.programmed[s.block as usize];
-        debug_assert_eq!(*p as u32, s.page, "pages program in order");
+        debug_assert_eq!(
+            *p as u32 + self.geo.pages_per_program,
+            s.page + 1,
+            "pages program in order"
+        );
         *p = (s.page + 1) as u16;
-        self.stats.pages_programmed += self.geo.planes as u64;
-        self.stats.units_programmed += self.geo.units_per_stripe as u64;
+        self.stats.pages_programmed += (self.geo.planes * self.geo.pages_per_program) as u64;
+        self.stats.units_programmed += self.geo.units_per_program as u64;
     }
 
     /// Free blocks on a die.
@@ -362,6 +367,7 @@ impl Ftl {
     /// programmed (used at the end of drive preparation, like a flush).
     pub fn seal_open_stripes(&mut self) {
         let ups = self.geo.units_per_stripe;
+        let upg = self.geo.units_per_program;
         let upb = self.geo.units_per_block;
         for die in 0..self.geo.dies {
             for gc in [false, true] {
@@ -371,8 +377,8 @@ impl Ftl {
                     continue;
                 }
                 let block = f.block;
-                if f.next % ups != 0 {
-                    f.next = f.next.div_ceil(ups) * ups;
+                if f.next % upg != 0 {
+                    f.next = f.next.div_ceil(upg) * upg;
                     if !gc && self.host_cursor == die {
                         // The padded stripe is complete: the next host stripe goes on.
                         self.host_cursor = (die + 1) % self.geo.dies;

@@ -74,9 +74,12 @@ pub fn fill_by_writing(ftl: &mut Ftl) {
 pub fn fill_sequential(ftl: &mut Ftl) {
     let geo = ftl.geo.clone();
     let n = ftl.user_units;
-    let ups = geo.units_per_stripe as u64;
+    // A "stripe" here is one program operation's worth of units (one page row, or
+    // pages_per_program rows for one-shot programming).
+    let ups = geo.units_per_program as u64;
+    let pps = geo.pages_per_program as u64;
     let dies = geo.dies as u64;
-    let pages = geo.pages_per_block as u64;
+    let pages = geo.pages_per_block as u64 / pps;
     assert!(
         ftl.stats.host_units_written == 0
             && ftl
@@ -101,7 +104,7 @@ pub fn fill_sequential(ftl: &mut Ftl) {
         let b = &mut ftl.blocks[block as usize];
         b.valid += count;
         b.state = BlockState::Open;
-        ftl.programmed[block as usize] = (s % pages) as u16 + 1;
+        ftl.programmed[block as usize] = ((s % pages + 1) * pps) as u16;
     }
     // Close full blocks, leave each die's last block open at its next stripe, and
     // take used blocks off the free lists.
@@ -126,7 +129,7 @@ pub fn fill_sequential(ftl: &mut Ftl) {
     ftl.host_cursor = (stripes % dies) as u32;
     ftl.stats.host_units_written += n;
     ftl.stats.units_programmed += stripes * ups;
-    ftl.stats.pages_programmed += stripes * geo.planes as u64;
+    ftl.stats.pages_programmed += stripes * pps * geo.planes as u64;
     if let Some(v) = &mut ftl.verify {
         for lpn in 0..n as usize {
             v.version += 1;

@@ -3,7 +3,9 @@
 //! Models: dies that sense, program and erase independently; one shared bus per
 //! channel whose rate and width set how long data-in (program) and data-out (read)
 //! occupy it, while sensing and programming occupy only the die; command/address
-//! cycles on the bus before each operation; tR and tPROG by page type.
+//! cycles on the bus before each operation; tR and tPROG by page type; one-shot
+//! programming of a wordline's pages (`pages_per_program`); program/erase suspend
+//! state (the policy lives in the controller).
 //! Simplifies: the planes of a die are used together as one "block group" (block b
 //! of every plane is erased together and programmed in multi-plane stripes), as
 //! most FTLs do; cache-read/cache-program pipelining is not modelled; the channel
@@ -64,6 +66,12 @@ pub struct Geometry {
     pub units_per_page: u32,
     /// Mapping units in one multi-plane stripe (one page of every plane).
     pub units_per_stripe: u32,
+    /// Pages (stripes) one program operation writes (1, or bits per cell for one-shot).
+    pub pages_per_program: u32,
+    /// Mapping units one program operation writes.
+    pub units_per_program: u32,
+    /// Spare bytes per page moved on the channel with the data.
+    pub page_spare_bytes: u64,
     /// Mapping units in one block group.
     pub units_per_block: u32,
     pub bits_per_cell: u32,
@@ -90,6 +98,9 @@ impl Geometry {
             unit_bytes: d.ftl.mapping_unit.bytes(),
             units_per_page: upp,
             units_per_stripe: ups,
+            pages_per_program: n.pages_per_program.max(1),
+            units_per_program: ups * n.pages_per_program.max(1),
+            page_spare_bytes: n.page_spare.bytes(),
             units_per_block: ups * n.pages_per_block,
             bits_per_cell: n.cell.bits() as u32,
             div_upb: FastDiv::new(ups * n.pages_per_block),
@@ -237,9 +248,28 @@ pub enum DieStage {
     DataOut,
     /// Waiting for a program's data to reach the controller (write buffer in the HMB).
     Fetch,
-    /// Data-in plus tPROG of a program.
+    /// Data-in of a program over the channel (a program cannot be suspended here).
+    DataIn,
+    /// tPROG: the array programs (suspendable).
     Program,
+    /// tBERS (suspendable).
     Erase,
+    /// Stopping a program or erase so that reads can go first.
+    Suspending,
+    /// Idle on purpose: a program is held for an expected host read (adaptive delay).
+    Hold,
+}
+
+/// A program or erase stopped part-way, to be resumed.
+#[derive(Clone, Copy, Debug)]
+pub struct Suspended {
+    pub stage: DieStage,
+    /// Array time the operation still needs.
+    pub remaining_ns: Ns,
+    pub op_txns: [u32; 16],
+    pub op_len: u8,
+    /// When it was suspended.
+    pub at_ns: Ns,
 }
 
 /// Per-die operation state and utilisation counters.
@@ -249,10 +279,18 @@ pub struct Die {
     /// Bumped at every new operation; events carrying an older value are stale.
     pub gen: u32,
     pub op_start: Ns,
+    /// When the current stage ends.
+    pub until: Ns,
     pub busy_ns: u64,
     /// Transactions of the current (possibly multi-plane) operation.
     pub op_txns: [u32; 16],
     pub op_len: u8,
+    /// The program or erase waiting to resume, if any.
+    pub suspended: Option<Suspended>,
+    /// Suspends the current program or erase has had.
+    pub op_suspends: u32,
+    /// The program at the head of the queue was already held once.
+    pub held: bool,
 }
 
 impl Default for Die {
@@ -261,9 +299,13 @@ impl Default for Die {
             stage: DieStage::Idle,
             gen: 0,
             op_start: 0,
+            until: 0,
             busy_ns: 0,
             op_txns: [0; 16],
             op_len: 0,
+            suspended: None,
+            op_suspends: 0,
+            held: false,
         }
     }
 }

@@ -9,9 +9,11 @@ use crate::nand::DieStage;
 use crate::sim::Event;
 
 impl Ssd {
-    /// Queue the program of a full stripe on its die.
+    /// Queue the program of a full stripe (or one-shot wordline group) on its die.
     pub(super) fn queue_program(&mut self, s: FullStripe, gc: bool) {
-        let base = self.geo.block_base(s.block) + s.page * self.geo.units_per_stripe;
+        let pps = self.geo.pages_per_program;
+        let first_page = s.page + 1 - pps;
+        let base = self.geo.block_base(s.block) + first_page * self.geo.units_per_stripe;
         let t = self.txns.insert(Txn {
             kind: TxnKind::Program { gc },
             cmd: 0,
@@ -21,10 +23,12 @@ impl Ssd {
             block: s.block,
             pun: base,
             lpn: 0,
-            n: self.geo.units_per_stripe,
-            bytes: self.geo.planes as u64 * self.geo.page_bytes,
+            n: self.geo.units_per_program,
+            bytes: (self.geo.planes * pps) as u64 * self.geo.page_bytes,
             erase_count: 0,
+            seq: 0,
         });
+        self.stamp(t);
         self.dq[s.die as usize].programs.push_back(t);
         if !gc {
             self.maybe_start_gc(s.die);
@@ -38,55 +42,33 @@ impl Ssd {
         if self.dies[d].stage != DieStage::Idle {
             return;
         }
+        if self.dies[d].suspended.is_some() {
+            // Serve the reads that suspended the operation, then resume it.
+            if self.dq[d].user_reads.is_empty() {
+                self.resume(die);
+            } else {
+                self.start_read_op(die, Pick::Read);
+            }
+            return;
+        }
         let now = self.now();
-        let pick = self.dq[d].pick(self.ftl.free_blocks(die) <= self.ftl.gc_threshold);
+        let pick = self.pick(die);
         let ch = self.geo.channel_of(die) as usize;
-        let t_cmd = self.timing.t_cmd;
         match pick {
             Pick::Nothing => {}
-            Pick::Read | Pick::GcRead => {
-                // Merge queued reads on distinct planes into one multi-plane read.
-                let queue = if pick == Pick::Read {
-                    &mut self.dq[d].user_reads
-                } else {
-                    &mut self.dq[d].gc_reads
-                };
-                let first = queue.pop_front().expect("picked");
-                let die_state = &mut self.dies[d];
-                die_state.op_txns[0] = first;
-                die_state.op_len = 1;
-                let mut planes_used = 1u32 << self.txns.get(first).plane;
-                let mut t_read = self.timing.t_read[self.geo.page_type(self.txns.get(first).page)];
-                let max_planes = self.geo.planes as usize;
-                let mut i = 0;
-                while (die_state.op_len as usize) < max_planes && i < queue.len() && i < 16 {
-                    let t = queue[i];
-                    let tx = self.txns.get(t);
-                    let bit = 1u32 << tx.plane;
-                    if planes_used & bit == 0 {
-                        planes_used |= bit;
-                        t_read = t_read.max(self.timing.t_read[self.geo.page_type(tx.page)]);
-                        die_state.op_txns[die_state.op_len as usize] = t;
-                        die_state.op_len += 1;
-                        queue.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
-                let n = die_state.op_len as u64;
-                if n > 1 {
-                    self.counters.multiplane_reads += 1;
-                }
-                self.counters.read_ops += 1;
-                let cmd_end = self.channels[ch].interleave_cmd(now, t_cmd * n);
-                self.begin(die, DieStage::Sense, cmd_end + t_read);
-            }
+            Pick::Read | Pick::GcRead => self.start_read_op(die, pick),
             Pick::Program => {
+                if self.hold_program(die) {
+                    return;
+                }
                 let t = self.dq[d].programs.pop_front().expect("picked");
                 let tx = *self.txns.get(t);
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
+                self.dies[d].op_suspends = 0;
+                self.dies[d].held = false;
                 self.counters.program_ops += 1;
+                self.on_program_dispatch(die);
                 let data_at = match tx.kind {
                     TxnKind::Program { gc: false } => self.write_buffer_fetch(now, tx.bytes),
                     _ => now,
@@ -94,45 +76,111 @@ impl Ssd {
                 if data_at > now {
                     self.begin(die, DieStage::Fetch, data_at);
                 } else {
-                    self.program_data_in(die, false);
+                    self.program_data_in(die);
                 }
             }
             Pick::Erase => {
                 let t = self.dq[d].erases.pop_front().expect("picked");
-                let end = self.channels[ch].interleave_cmd(now, t_cmd) + self.timing.t_erase;
+                let end =
+                    self.channels[ch].interleave_cmd(now, self.timing.t_cmd) + self.timing.t_erase;
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
+                self.dies[d].op_suspends = 0;
                 self.counters.erase_ops += 1;
                 self.begin(die, DieStage::Erase, end);
             }
         }
     }
 
-    /// Data-in of the die's program over the channel, then tPROG.
-    fn program_data_in(&mut self, die: u32, after_fetch: bool) {
+    /// Start a (multi-plane) read on the die: host reads or GC reads.
+    fn start_read_op(&mut self, die: u32, pick: Pick) {
+        let d = die as usize;
         let now = self.now();
-        let t = self.dies[die as usize].op_txns[0];
-        let tx = *self.txns.get(t);
         let ch = self.geo.channel_of(die) as usize;
-        let xfer = self.timing.bus_ns(tx.bytes);
-        let din_end = self.channels[ch].reserve(now, self.timing.t_cmd + xfer);
-        self.channels[ch].bytes += tx.bytes;
-        let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
-        let start = self.dies[die as usize].op_start;
-        self.begin(die, DieStage::Program, din_end + t_prog);
-        if after_fetch {
-            self.dies[die as usize].op_start = start; // busy since the fetch began
+        let t_cmd = self.timing.t_cmd;
+        // Merge queued reads on distinct planes into one multi-plane read.
+        let queue = if pick == Pick::Read {
+            &mut self.dq[d].user_reads
+        } else {
+            &mut self.dq[d].gc_reads
+        };
+        let first = queue.pop_front().expect("picked");
+        let die_state = &mut self.dies[d];
+        die_state.op_txns[0] = first;
+        die_state.op_len = 1;
+        let mut planes_used = 1u32 << self.txns.get(first).plane;
+        let mut t_read = self.timing.t_read[self.geo.page_type(self.txns.get(first).page)];
+        let max_planes = self.geo.planes as usize;
+        let mut i = 0;
+        while (die_state.op_len as usize) < max_planes && i < queue.len() && i < 16 {
+            let t = queue[i];
+            let tx = self.txns.get(t);
+            let bit = 1u32 << tx.plane;
+            if planes_used & bit == 0 {
+                planes_used |= bit;
+                t_read = t_read.max(self.timing.t_read[self.geo.page_type(tx.page)]);
+                die_state.op_txns[die_state.op_len as usize] = t;
+                die_state.op_len += 1;
+                queue.remove(i);
+            } else {
+                i += 1;
+            }
         }
+        let n = die_state.op_len as u64;
+        if n > 1 {
+            self.counters.multiplane_reads += 1;
+        }
+        self.counters.read_ops += 1;
+        let cmd_end = self.channels[ch].interleave_cmd(now, t_cmd * n);
+        self.begin(die, DieStage::Sense, cmd_end + t_read);
     }
 
-    fn begin(&mut self, die: u32, stage: DieStage, until: u64) {
+    /// Channel time of a program's data-in: command cycles plus data and spare bytes.
+    pub(super) fn data_in_ns(&self, data_bytes: u64) -> u64 {
+        let pages = data_bytes / self.geo.page_bytes.max(1);
+        self.timing.t_cmd
+            + self
+                .timing
+                .bus_ns(data_bytes + pages * self.geo.page_spare_bytes)
+    }
+
+    /// Data-in of the die's program over the channel; tPROG follows.
+    fn program_data_in(&mut self, die: u32) {
+        let now = self.now();
+        let t = self.dies[die as usize].op_txns[0];
+        let bytes = self.txns.get(t).bytes;
+        let ch = self.geo.channel_of(die) as usize;
+        let din = self.data_in_ns(bytes);
+        let din_end = self.channels[ch].reserve(now, din);
+        self.channels[ch].bytes += bytes;
+        self.begin(die, DieStage::DataIn, din_end);
+    }
+
+    /// Enter `stage` until `until`; the time of the stage being left counts as busy
+    /// unless the die was idle or holding.
+    pub(super) fn begin(&mut self, die: u32, stage: DieStage, until: u64) {
         let now = self.now();
         let d = &mut self.dies[die as usize];
+        if !matches!(d.stage, DieStage::Idle | DieStage::Hold) {
+            d.busy_ns += now - d.op_start;
+        }
         d.stage = stage;
         d.gen = d.gen.wrapping_add(1);
         d.op_start = now;
+        d.until = until;
         let gen = d.gen;
         self.q.schedule(until, Event::DieStage { die, gen });
+    }
+
+    /// Leave the current stage for idle, counting its time as busy.
+    pub(super) fn go_idle(&mut self, die: u32) {
+        let now = self.now();
+        let d = &mut self.dies[die as usize];
+        if d.stage != DieStage::Hold {
+            d.busy_ns += now - d.op_start;
+        }
+        d.stage = DieStage::Idle;
+        d.gen = d.gen.wrapping_add(1);
     }
 
     /// The die finished a stage of its operation.
@@ -152,15 +200,26 @@ impl Ssd {
                 let ch = self.geo.channel_of(die) as usize;
                 let end = self.channels[ch].reserve(now, self.timing.bus_ns(bytes));
                 self.channels[ch].bytes += bytes;
-                let start = self.dies[d].op_start;
                 self.begin(die, DieStage::DataOut, end);
-                self.dies[d].op_start = start;
             }
-            DieStage::Fetch => self.program_data_in(die, true),
+            DieStage::Fetch => self.program_data_in(die),
+            DieStage::DataIn => {
+                let t = self.dies[d].op_txns[0];
+                let t_prog = self.timing.t_prog[self.geo.page_type(self.txns.get(t).page)];
+                self.begin(die, DieStage::Program, now + t_prog);
+                // Reads refused during data-in may suspend the program now.
+                self.try_suspend(die, false);
+            }
+            DieStage::Suspending => {
+                self.go_idle(die);
+                self.kick_die(die);
+            }
+            DieStage::Hold => {
+                self.hold_expired(die);
+            }
             DieStage::DataOut | DieStage::Program | DieStage::Erase => {
                 let stage = self.dies[d].stage;
-                self.dies[d].busy_ns += now - self.dies[d].op_start;
-                self.dies[d].stage = DieStage::Idle;
+                self.go_idle(die);
                 let len = self.dies[d].op_len as usize;
                 let txns = self.dies[d].op_txns;
                 for &t in &txns[..len] {
@@ -247,7 +306,9 @@ impl Ssd {
                     n: upp,
                     bytes: valid * self.unit_bytes,
                     erase_count: 0,
+                    seq: 0,
                 });
+                self.stamp(t);
                 self.dq[die as usize].gc_reads.push_back(t);
                 reads += 1;
             }
@@ -274,7 +335,9 @@ impl Ssd {
             n: 0,
             bytes: 0,
             erase_count: 0,
+            seq: 0,
         });
+        self.stamp(t);
         self.dq[die as usize].erases.push_back(t);
     }
 

@@ -139,13 +139,15 @@ impl Ssd {
             n: 1,
             bytes,
             erase_count: self.ftl.blocks[block as usize].erase_count,
+            seq: 0,
         })
     }
 
     pub(super) fn queue_user_read(&mut self, t: u32) {
         let die = self.txns.get(t).die;
+        self.stamp(t);
         self.dq[die as usize].user_reads.push_back(t);
-        self.kick_die(die);
+        self.read_arrived(die, self.txns.get(t).kind == TxnKind::UserRead);
     }
 
     pub(super) fn start_write(&mut self, cmd: u32) {

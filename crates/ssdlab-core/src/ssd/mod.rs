@@ -14,6 +14,7 @@ mod flash;
 mod io;
 mod map;
 mod report;
+mod sched;
 
 use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
@@ -101,6 +102,8 @@ pub struct Ssd {
     map: Option<map::MapState>,
     /// Write buffer tier and the read cache.
     tiers: data_tiers::DataTiers,
+    /// Scheduling policy, suspend and adaptive delay state.
+    sched: sched::SchedState,
 }
 
 /// Flash-level counters.
@@ -170,6 +173,10 @@ impl Ssd {
             counters: Counters::default(),
             map,
             tiers: data_tiers::DataTiers::new(&cfg),
+            sched: sched::SchedState::new(
+                &cfg.scheduler,
+                cfg.nand.channels * cfg.nand.dies_per_channel,
+            ),
             cfg,
         }
     }

@@ -143,6 +143,7 @@ impl Ssd {
             }
         };
         dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
+        dev["scheduler"] = self.sched.to_json();
         let grant = self.cfg.hmb.negotiate();
         let tiers = self.tiers.to_json(self.unit_bytes);
         dev["read_cache"] = tiers["read_cache"].clone();

@@ -1,0 +1,98 @@
+//! How the controller orders flash work on each die: the transaction scheduling
+//! policy, program/erase suspend and resume, and the adaptive program delay of
+//! seed 003. All optional: the default is read-first without suspend.
+
+use super::units::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedPolicy {
+    /// One queue per die in arrival order, whatever the kind of work.
+    Fifo,
+    /// Host reads, then GC reads, programs, erases (erases first when a die is out of blocks).
+    ReadFirst,
+    /// Read-first, but a program may be held back when a host read is expected soon
+    /// (seed 003's adaptive program delay).
+    AdaptiveDelay,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// fifo, read-first (default) or adaptive-delay.
+    #[serde(default = "default_policy")]
+    pub policy: SchedPolicy,
+    /// A host read arriving at a die busy programming may suspend the program
+    /// (never during its data-in).
+    #[serde(default)]
+    pub program_suspend: bool,
+    /// A host read arriving at a die busy erasing may suspend the erase.
+    #[serde(default)]
+    pub erase_suspend: bool,
+    /// Time for the die to stop the array operation (tPSPD / tESPD).
+    #[serde(default = "default_t_suspend")]
+    pub t_suspend: Duration,
+    /// Time added to the rest of the operation when it resumes (lengthens tPROG / tBERS).
+    #[serde(default = "default_t_resume")]
+    pub t_resume: Duration,
+    /// Suspends allowed per program or erase operation.
+    #[serde(default = "default_max_suspends")]
+    pub max_suspends: u32,
+    /// adaptive-delay: the window over which the program-to-read delay is averaged.
+    #[serde(default = "default_window")]
+    pub window: Duration,
+    /// adaptive-delay: margin α over the data-in time below which a program is held.
+    #[serde(default = "default_alpha")]
+    pub alpha: Duration,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            policy: default_policy(),
+            program_suspend: false,
+            erase_suspend: false,
+            t_suspend: default_t_suspend(),
+            t_resume: default_t_resume(),
+            max_suspends: default_max_suspends(),
+            window: default_window(),
+            alpha: default_alpha(),
+        }
+    }
+}
+
+impl SchedulerConfig {
+    pub fn validate(&self, errs: &mut Vec<String>) {
+        if self.window.ns() == 0 {
+            errs.push(
+                "scheduler.window: must be > 0 (the averaging window of adaptive-delay)".into(),
+            );
+        }
+        if (self.program_suspend || self.erase_suspend) && self.max_suspends == 0 {
+            errs.push(
+                "scheduler.max_suspends: 0 with suspend enabled; allow at least 1 or turn suspend off"
+                    .into(),
+            );
+        }
+    }
+}
+
+fn default_policy() -> SchedPolicy {
+    SchedPolicy::ReadFirst
+}
+fn default_t_suspend() -> Duration {
+    Duration(20_000)
+}
+fn default_t_resume() -> Duration {
+    Duration(50_000)
+}
+fn default_max_suspends() -> u32 {
+    4
+}
+fn default_window() -> Duration {
+    Duration(10_000_000)
+}
+fn default_alpha() -> Duration {
+    Duration(20_000)
+}

@@ -1,0 +1,348 @@
+//! Flash scheduling on the device's timeline: which policy picks a die's next
+//! operation, when a host read suspends a program or erase, and when adaptive
+//! program delay holds a program for an expected read.
+//!
+//! Suspend: a read arriving at a die in tPROG (never during data-in) or tBERS
+//! stops the operation after `t_suspend`; the die then serves the waiting host
+//! reads and resumes with the remaining array time plus `t_resume`. A read refused
+//! during data-in may suspend the program as soon as its array phase starts. At
+//! most `max_suspends` per operation, and never when the operation would finish
+//! before it could be stopped. Simplifies: reads queued while a die is suspended
+//! are all served before the resume; GC reads do not suspend.
+
+use super::Ssd;
+use crate::config::scheduling::{SchedPolicy, SchedulerConfig};
+use crate::controller::{AdaptiveDelay, Decision, Pick};
+use crate::nand::{DieStage, Suspended};
+use crate::sim::Ns;
+use serde_json::{json, Value};
+
+#[derive(Clone, Debug, Default)]
+struct SchedCounters {
+    program_suspends: u64,
+    erase_suspends: u64,
+    refused_during_data_in: u64,
+    refused_at_limit: u64,
+    /// Time operations spent suspended (reads served meanwhile included).
+    suspended_ns: u64,
+    /// Suspend and resume overheads added to operations.
+    overhead_ns: u64,
+}
+
+pub(super) struct SchedState {
+    policy: SchedPolicy,
+    program_suspend: bool,
+    erase_suspend: bool,
+    t_suspend_ns: Ns,
+    t_resume_ns: Ns,
+    max_suspends: u32,
+    seq: u32,
+    adaptive: Option<AdaptiveDelay>,
+    c: SchedCounters,
+}
+
+impl SchedState {
+    pub fn new(cfg: &SchedulerConfig, dies: u32) -> Self {
+        SchedState {
+            policy: cfg.policy,
+            program_suspend: cfg.program_suspend,
+            erase_suspend: cfg.erase_suspend,
+            t_suspend_ns: cfg.t_suspend.ns(),
+            t_resume_ns: cfg.t_resume.ns(),
+            max_suspends: cfg.max_suspends,
+            seq: 0,
+            adaptive: (cfg.policy == SchedPolicy::AdaptiveDelay)
+                .then(|| AdaptiveDelay::new(dies, cfg.window.ns(), cfg.alpha.ns())),
+            c: SchedCounters::default(),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let c = &self.c;
+        let mut v = json!({
+            "policy": self.policy,
+            "program_suspend": self.program_suspend,
+            "erase_suspend": self.erase_suspend,
+            "program_suspends": c.program_suspends,
+            "erase_suspends": c.erase_suspends,
+            "suspends": c.program_suspends + c.erase_suspends,
+            "refused_during_data_in": c.refused_during_data_in,
+            "refused_at_limit": c.refused_at_limit,
+            "suspended_ns": c.suspended_ns,
+            "added_op_time_ns": c.overhead_ns,
+        });
+        if let Some(a) = &self.adaptive {
+            v["adaptive"] = json!({
+                "holds": a.holds,
+                "hold_read_arrived": a.hold_read_arrived,
+                "hold_expired": a.hold_expired,
+                "dispatch_now": a.dispatch_now,
+                "dispatch_default": a.dispatch_default,
+            });
+        }
+        v
+    }
+}
+
+impl Ssd {
+    /// Give transaction `t` its arrival number on its die.
+    #[inline]
+    pub(super) fn stamp(&mut self, t: u32) {
+        self.txns.get_mut(t).seq = self.sched.seq;
+        self.sched.seq = self.sched.seq.wrapping_add(1);
+    }
+
+    /// The policy's choice of the die's next operation.
+    pub(super) fn pick(&self, die: u32) -> Pick {
+        let dq = &self.dq[die as usize];
+        match self.sched.policy {
+            SchedPolicy::Fifo => dq.pick_fifo(|t| self.txns.get(t).seq),
+            SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => {
+                dq.pick(self.ftl.free_blocks(die) <= self.ftl.gc_threshold)
+            }
+        }
+    }
+
+    /// A read was queued on `die` (`host`: for a host read command).
+    pub(super) fn read_arrived(&mut self, die: u32, host: bool) {
+        let now = self.now();
+        if host {
+            if let Some(a) = &mut self.sched.adaptive {
+                a.on_host_read(die, now);
+            }
+        }
+        match self.dies[die as usize].stage {
+            DieStage::Idle => self.kick_die(die),
+            DieStage::Hold => {
+                // The expected read came: it goes first, then the held program.
+                if let Some(a) = &mut self.sched.adaptive {
+                    a.hold_read_arrived += 1;
+                }
+                self.go_idle(die);
+                self.kick_die(die);
+            }
+            DieStage::DataIn if self.sched.program_suspend => {
+                self.sched.c.refused_during_data_in += 1;
+            }
+            DieStage::Program | DieStage::Erase => self.try_suspend(die, true),
+            _ => {}
+        }
+    }
+
+    /// Suspend the die's program or erase for its waiting reads, if allowed.
+    pub(super) fn try_suspend(&mut self, die: u32, count_refusal: bool) {
+        let d = die as usize;
+        let stage = self.dies[d].stage;
+        let allowed = match stage {
+            DieStage::Program => self.sched.program_suspend,
+            DieStage::Erase => self.sched.erase_suspend,
+            _ => false,
+        };
+        if !allowed || self.dq[d].user_reads.is_empty() {
+            return;
+        }
+        if self.dies[d].op_suspends >= self.sched.max_suspends {
+            if count_refusal {
+                self.sched.c.refused_at_limit += 1;
+            }
+            return;
+        }
+        let now = self.now();
+        let remaining = self.dies[d].until.saturating_sub(now);
+        if remaining <= self.sched.t_suspend_ns {
+            return; // it finishes before it could be stopped
+        }
+        let die_state = &mut self.dies[d];
+        die_state.suspended = Some(Suspended {
+            stage,
+            remaining_ns: remaining,
+            op_txns: die_state.op_txns,
+            op_len: die_state.op_len,
+            at_ns: now,
+        });
+        die_state.op_suspends += 1;
+        if stage == DieStage::Program {
+            self.sched.c.program_suspends += 1;
+        } else {
+            self.sched.c.erase_suspends += 1;
+        }
+        let until = now + self.sched.t_suspend_ns;
+        self.begin(die, DieStage::Suspending, until);
+    }
+
+    /// Resume the die's suspended operation: what was left plus the resume overhead.
+    pub(super) fn resume(&mut self, die: u32) {
+        let now = self.now();
+        let d = die as usize;
+        let s = self.dies[d]
+            .suspended
+            .take()
+            .expect("a suspended operation");
+        self.dies[d].op_txns = s.op_txns;
+        self.dies[d].op_len = s.op_len;
+        self.sched.c.suspended_ns += now - s.at_ns;
+        self.sched.c.overhead_ns += self.sched.t_suspend_ns + self.sched.t_resume_ns;
+        self.begin(die, s.stage, now + s.remaining_ns + self.sched.t_resume_ns);
+    }
+
+    /// Adaptive delay: hold the program at the head of the die's queue? (Starts the hold.)
+    pub(super) fn hold_program(&mut self, die: u32) -> bool {
+        let d = die as usize;
+        if self.sched.adaptive.is_none() || self.dies[d].held {
+            return false;
+        }
+        let t = *self.dq[d].programs.front().expect("a program to decide on");
+        let tx = *self.txns.get(t);
+        let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
+        let data_in = self.data_in_ns(tx.bytes);
+        let now = self.now();
+        let a = self.sched.adaptive.as_mut().expect("adaptive");
+        match a.decide(die, now, t_prog, data_in) {
+            Decision::Dispatch => false,
+            Decision::Hold(ns) => {
+                self.dies[d].held = true;
+                self.begin(die, DieStage::Hold, now + ns);
+                true
+            }
+        }
+    }
+
+    /// No read came while a program was held: run it.
+    pub(super) fn hold_expired(&mut self, die: u32) {
+        if let Some(a) = &mut self.sched.adaptive {
+            a.hold_expired += 1;
+        }
+        self.go_idle(die);
+        self.kick_die(die);
+    }
+
+    /// A program was dispatched on the die (for the adaptive delay's measurement).
+    pub(super) fn on_program_dispatch(&mut self, die: u32) {
+        let now = self.now();
+        if let Some(a) = &mut self.sched.adaptive {
+            a.on_program(die, now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! One program and one host read on one die, timed by hand (tiny-test: data-in
+    //! = 100 ns + 32 KiB at 800 MB/s = 41,060 ns; tPROG 600 us; read = 100 ns
+    //! command + 50 us tR + 4 KiB data-out 5,120 ns = 55,220 ns).
+    use super::super::{map::INTERNAL_JOB, Cmd, RunOptions, Ssd};
+    use crate::config::{load_device, load_workload, DeviceSpec};
+    use crate::controller::TxnKind;
+    use crate::ftl::prep::DriveState;
+    use crate::sim::{Event, Ns};
+    use crate::workload::OpKind;
+
+    const DATA_IN: Ns = 41_060;
+    const T_PROG: Ns = 600_000;
+    const READ: Ns = 55_220;
+
+    /// (read done, program done, scheduler stats) for a read arriving at `read_at`.
+    fn scenario(overrides: &[&str], read_at: Ns) -> (Ns, Ns, serde_json::Value) {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
+        let wl = load_workload("{}", &[], dev.capacity_bytes()).unwrap();
+        let opts = RunOptions {
+            state: DriveState::Full,
+            seed: 1,
+            verify: false,
+        };
+        let mut ssd = Ssd::new(dev, wl, opts);
+        // Fill one stripe: its program is dispatched at t = 0.
+        let mut stripe = None;
+        let mut lpn = 0;
+        while stripe.is_none() {
+            stripe = ssd.ftl.place_host(lpn).unwrap().1;
+            lpn += 1;
+        }
+        let s = stripe.unwrap();
+        // A programmed unit on the same die, for the read.
+        let lpn = (lpn..ssd.ftl.host_units as u32)
+            .find(|&l| {
+                let p = ssd.ftl.translate(l);
+                ssd.geo.die_of(p) == s.die && ssd.ftl.is_programmed(p)
+            })
+            .unwrap();
+        ssd.queue_program(s, false);
+        ssd.q.schedule(read_at, Event::FetchKick); // marker: the read arrives
+        let (mut read_done, mut prog_done) = (0, 0);
+        let mut cmd = u32::MAX;
+        while let Some(ev) = ssd.q.pop() {
+            match ev {
+                Event::FetchKick => {
+                    cmd = ssd.cmds.insert(Cmd {
+                        job: INTERNAL_JOB,
+                        sq: 0,
+                        kind: OpKind::Read,
+                        offset: 0,
+                        len: 4096,
+                        submit_ns: read_at,
+                        pending: 1,
+                        placed: 0,
+                    });
+                    let pun = ssd.ftl.translate(lpn);
+                    let t = ssd.read_txn(TxnKind::UserRead, cmd, pun, lpn, 4096);
+                    ssd.queue_user_read(t);
+                }
+                Event::DieStage { die, gen } => {
+                    let programmed = ssd.ftl.stats.units_programmed;
+                    let live = ssd.cmds.live();
+                    ssd.die_stage(die, gen);
+                    if cmd != u32::MAX && live > 0 && ssd.cmds.live() == 0 {
+                        read_done = ssd.now();
+                    }
+                    if ssd.ftl.stats.units_programmed > programmed {
+                        prog_done = ssd.now();
+                    }
+                }
+                _ => {}
+            }
+        }
+        (read_done, prog_done, ssd.sched.to_json())
+    }
+
+    #[test]
+    fn without_suspend_the_read_waits_for_the_whole_program() {
+        let (read, prog, st) = scenario(&[], 100_000);
+        assert_eq!(prog, DATA_IN + T_PROG);
+        assert_eq!(read, DATA_IN + T_PROG + READ);
+        assert_eq!(st["suspends"], 0);
+    }
+
+    #[test]
+    fn a_read_suspends_the_program_which_ends_later_by_the_overheads() {
+        let on = ["scheduler.program_suspend=true"];
+        let (read, prog, st) = scenario(&on, 100_000);
+        // Suspend latency, then the read; the program's rest plus tRESUME after it.
+        assert_eq!(read, 100_000 + 20_000 + READ);
+        assert_eq!(prog, read + (DATA_IN + T_PROG - 100_000) + 50_000);
+        assert_eq!(st["program_suspends"], 1);
+        assert_eq!(st["added_op_time_ns"], 70_000);
+        assert_eq!(st["suspended_ns"], read - 100_000);
+    }
+
+    #[test]
+    fn no_suspend_during_data_in_but_right_after_it() {
+        let on = ["scheduler.program_suspend=true"];
+        let (read, prog, st) = scenario(&on, 20_000);
+        assert_eq!(st["refused_during_data_in"], 1);
+        assert_eq!(read, DATA_IN + 20_000 + READ);
+        assert_eq!(prog, read + T_PROG + 50_000);
+    }
+
+    #[test]
+    fn no_suspend_past_the_limit_or_near_the_end() {
+        let limit = ["scheduler.program_suspend=true", "scheduler.max_suspends=1"];
+        let (_, _, st) = scenario(&limit, 100_000);
+        assert_eq!(st["program_suspends"], 1);
+        // 10 us before the program ends: stopping it would take longer than finishing.
+        let on = ["scheduler.program_suspend=true"];
+        let (read, _, st) = scenario(&on, DATA_IN + T_PROG - 10_000);
+        assert_eq!(st["suspends"], 0);
+        assert_eq!(read, DATA_IN + T_PROG + READ);
+    }
+}
