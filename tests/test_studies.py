@@ -41,3 +41,19 @@ def test_lba_span_study_quick(tmp_path, capsys):
     # The DRAM drive does not care about the span.
     dram = [v for (d, _), v in get.items() if d == "dram-ssd"]
     assert max(dram) / min(dram) < 1.05
+
+
+def test_program_delay_study_quick(tmp_path, capsys):
+    assert main(["study", "program-delay", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "adaptive/default" in out and "seed adaptive" in out
+    with open(tmp_path / "program-delay.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:3] == ["capacity_bytes", "policy", "iops"]
+    assert {r["policy"] for r in rows} == {"default", "adaptive"}
+    assert len({r["capacity_bytes"] for r in rows}) == 2
+    for r in rows:
+        # The sustained condition: GC is running and reads suspend programs.
+        assert float(r["waf"]) > 1.5 and int(r["suspends"]) > 0
+        assert float(r["iops"]) > 0
+    assert any(int(r["holds"]) > 0 for r in rows if r["policy"] == "adaptive")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-STUDIES = ("map-cache", "lba-span")
+STUDIES = ("map-cache", "lba-span", "program-delay")
 
 
 def register(sub) -> None:
@@ -25,10 +25,14 @@ def cmd_study(args: argparse.Namespace) -> int:
 
         n = args.number_ios or (4000 if args.quick else 20_000)
         print(run_study(out, number_ios=n, seed=args.seed))
-    else:
+    elif args.name == "lba-span":
         from ssdlab.studies.lba_span import run_study
 
         n = args.number_ios or (20_000 if args.quick else 100_000)
         spans = [1, 16, 64] if args.quick else None
         print(run_study(out, number_ios=n, spans_gib=spans, seed=args.seed))
+    else:
+        from ssdlab.studies.program_delay import run_study
+
+        print(run_study(out, quick=args.quick, seed=args.seed))
     return 0

@@ -1,0 +1,149 @@
+//! Scheduling policies and suspend on whole runs: the oracle holds under every
+//! policy with one-shot programs and suspends, runs are deterministic, suspend
+//! shortens reads behind programs, bad values are clear errors.
+
+mod common;
+
+use common::{device, f, simulate};
+use ssdlab_core::config::{load_device, DeviceSpec};
+use ssdlab_core::DriveState;
+
+const MIX: &str = r#"{"rw":"randrw","rwmixread":70,"bs":"4k","iodepth":16,"number_ios":30000}"#;
+
+fn dev(policy: &str, suspend: bool, one_shot: bool) -> ssdlab_core::DeviceConfig {
+    let mut o = vec![
+        format!("scheduler.policy=\"{policy}\""),
+        format!("scheduler.program_suspend={suspend}"),
+        format!("scheduler.erase_suspend={suspend}"),
+        "scheduler.window=\"1ms\"".to_string(),
+    ];
+    if one_shot {
+        o.push("nand.pages_per_program=3".into());
+        o.push("nand.pages_per_block=9".into());
+        o.push("controller.write_buffer=\"512KiB\"".into());
+    }
+    let o: Vec<&str> = o.iter().map(|s| s.as_str()).collect();
+    device("tiny-test", &o)
+}
+
+#[test]
+fn oracle_and_determinism_under_every_policy() {
+    for policy in ["fifo", "read-first", "adaptive-delay"] {
+        for (suspend, one_shot) in [(false, false), (true, false), (true, true)] {
+            let d = dev(policy, suspend, one_shot);
+            let a = simulate(&d, MIX, DriveState::Steady, 9, true);
+            let o = &a["device"]["oracle"];
+            assert_eq!(
+                o["mismatches"], 0,
+                "{policy} suspend={suspend} one-shot={one_shot}: {o}"
+            );
+            assert!(f(&a["device"]["ftl"]["gc_victims"]) > 0.0);
+            let b = simulate(&d, MIX, DriveState::Steady, 9, true);
+            assert_eq!(a["read"], b["read"], "{policy}: same seed, same result");
+            assert_eq!(a["device"]["scheduler"], b["device"]["scheduler"]);
+            if suspend {
+                assert!(f(&a["device"]["scheduler"]["program_suspends"]) > 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn suspend_shortens_reads_behind_programs() {
+    let off = simulate(
+        &dev("read-first", false, false),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let on = simulate(
+        &dev("read-first", true, false),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let p99 = |r: &serde_json::Value| f(&r["read"]["lat_ns"]["percentile"]["99.000000"]);
+    assert!(
+        p99(&on) < 0.8 * p99(&off),
+        "p99 with suspend {} vs without {}",
+        p99(&on),
+        p99(&off)
+    );
+    assert!(f(&on["read"]["lat_ns"]["mean"]) < f(&off["read"]["lat_ns"]["mean"]));
+}
+
+#[test]
+fn fifo_makes_reads_wait_for_earlier_programs() {
+    let fifo = simulate(
+        &dev("fifo", false, false),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let rf = simulate(
+        &dev("read-first", false, false),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    assert!(f(&fifo["read"]["lat_ns"]["mean"]) > f(&rf["read"]["lat_ns"]["mean"]));
+}
+
+#[test]
+fn adaptive_delay_holds_programs_when_reads_follow_closely() {
+    let r = simulate(
+        &dev("adaptive-delay", true, false),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let a = &r["device"]["scheduler"]["adaptive"];
+    let holds = f(&a["holds"]);
+    assert!(holds > 0.0, "{a}");
+    assert_eq!(
+        holds,
+        f(&a["hold_read_arrived"]) + f(&a["hold_expired"]),
+        "{a}"
+    );
+}
+
+#[test]
+fn bad_scheduler_values_are_clear_errors() {
+    let cases = [
+        ("scheduler.window=\"0s\"", "scheduler.window: must be > 0"),
+        ("scheduler.alpha=\"-5us\"", "scheduler.alpha"),
+        ("scheduler.policy=\"lifo\"", "scheduler.policy"),
+        (
+            "nand.pages_per_program=2",
+            "nand.pages_per_program: 2 is not allowed for Tlc",
+        ),
+        (
+            "nand.pages_per_program=3",
+            "nand.pages_per_block: 8 is not a multiple of nand.pages_per_program 3",
+        ),
+    ];
+    for (o, want) in cases {
+        let err = load_device(&DeviceSpec::Preset("tiny-test".into()), &[o.to_string()])
+            .expect_err(o)
+            .to_string();
+        assert!(err.contains(want), "{o}: got {err}");
+    }
+    let err = load_device(
+        &DeviceSpec::Preset("tiny-test".into()),
+        &[
+            "scheduler.program_suspend=true".into(),
+            "scheduler.max_suspends=0".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("scheduler.max_suspends: 0 with suspend enabled"),
+        "{err}"
+    );
+}
