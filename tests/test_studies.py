@@ -57,3 +57,27 @@ def test_program_delay_study_quick(tmp_path, capsys):
         assert float(r["waf"]) > 1.5 and int(r["suspends"]) > 0
         assert float(r["iops"]) > 0
     assert any(int(r["holds"]) > 0 for r in rows if r["policy"] == "adaptive")
+
+
+def test_drive_states_study_on_a_small_slc_drive(tmp_path, capsys):
+    import ssdlab
+
+    toml = ssdlab.preset_toml("tiny-test")
+    toml = toml.replace("pages_per_block = 8", "pages_per_block = 9")
+    toml = toml.replace("blocks_per_plane = 32", "blocks_per_plane = 40")
+    dev = tmp_path / "tiny-slc.toml"
+    dev.write_text(toml + '\n[slc]\nsize = "3MiB"\n')
+    out = tmp_path / "out"
+    assert main(["study", "drive-states", "--quick", "--device", str(dev), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "normal" in text and "sustain" in text and "aging" in text
+    with open(out / "drive-states.csv") as f:
+        rows = list(csv.DictReader(f))
+    got = {(r["test"], r["state"]): r for r in rows}
+    assert len(got) == 15
+    w = "rand-write-4k-t1-qd32"
+    # Normal writes start in SLC, sustain ones never do; aging pays GC.
+    assert float(got[(w, "normal")]["slc_hit_rate"]) > 0
+    assert float(got[(w, "sustain")]["slc_hit_rate"]) == 0
+    assert float(got[(w, "aging")]["gc_share"]) > 0
+    assert float(got[(w, "aging")]["iops"]) < float(got[(w, "sustain")]["iops"])

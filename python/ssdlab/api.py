@@ -22,7 +22,7 @@ DeviceLike = Union[str, os.PathLike, Mapping[str, Any]]
 WorkloadLike = Union[None, str, Mapping[str, Any]]
 
 DEFAULT_DEVICE = "client-tlc-dram"
-STATES = ("fresh", "full", "steady")
+STATES = ("fresh", "full", "steady", "normal", "sustain", "aging")
 
 
 def presets() -> dict[str, str]:
@@ -125,7 +125,8 @@ def run(
 
     ``device`` is a preset name, a path to a .toml/.json device file, or a dict with the
     same sections. ``set`` overrides device fields by dotted name (``{"nand.t_read": "60us"}``).
-    ``state`` is the drive's condition before the run: fresh, full or steady.
+    ``state`` is the drive's condition before the run: fresh, full or steady, or seed
+    000's normal (= fresh), sustain (SLC cache full) or aging (steady, SLC cache full).
     The GIL is released while the simulation runs.
     """
     kind, text, origin = _device_args(device)

@@ -2,7 +2,9 @@
 //! Every field is declared once here, typed, with its unit and a one-line doc;
 //! defaults live in the `default_*` functions; `validate()` checks consistency.
 
-use super::memory::{DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SramConfig};
+use super::memory::{
+    DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SramConfig,
+};
 use super::scheduling::SchedulerConfig;
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
@@ -35,6 +37,9 @@ pub struct DeviceConfig {
     /// Flash transaction scheduling and program/erase suspend (default: read-first, no suspend).
     #[serde(default)]
     pub scheduler: SchedulerConfig,
+    /// SLC cache (default: none).
+    #[serde(default)]
+    pub slc: SlcConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -186,6 +191,8 @@ pub struct NandConfig {
 pub enum GcPolicy {
     /// Victim = block with the fewest valid units.
     Greedy,
+    /// Victim = block with the highest (1 - u) x age / (1 + u) (u = valid share).
+    CostBenefit,
 }
 
 /// Flash translation layer.
@@ -281,10 +288,33 @@ impl DeviceConfig {
             * self.nand.pages_per_block as u64
             * self.nand.page_size.bytes()
     }
-    /// Host-visible capacity: raw flash less over-provisioning, in whole mapping units.
+    /// User data one SLC-mode block (group) holds: a page per wordline.
+    pub fn slc_block_bytes(&self) -> u64 {
+        self.nand.planes_per_die as u64
+            * (self.nand.pages_per_block / self.nand.cell.bits() as u32) as u64
+            * self.nand.page_size.bytes()
+    }
+    /// Blocks per die operated in SLC mode (the last ones of each die).
+    pub fn slc_blocks_per_die(&self) -> u32 {
+        let per_die = self.slc_block_bytes() * self.dies() as u64;
+        if self.slc.size.bytes() == 0 || per_die == 0 || self.nand.cell == CellType::Slc {
+            return 0;
+        }
+        self.slc.size.bytes().div_ceil(per_die).min(u32::MAX as u64) as u32
+    }
+    /// Blocks per die in native (TLC/QLC/...) mode.
+    pub fn native_blocks_per_die(&self) -> u32 {
+        self.nand
+            .blocks_per_plane
+            .saturating_sub(self.slc_blocks_per_die())
+    }
+    /// Host-visible capacity: native-mode flash less over-provisioning, in whole
+    /// mapping units (SLC-cache blocks hold no capacity of their own).
     pub fn capacity_bytes(&self) -> u64 {
         let mu = self.ftl.mapping_unit.bytes();
-        let user = (self.raw_bytes() as f64 * (1.0 - self.ftl.over_provisioning)) as u64;
+        let native = self.raw_bytes() / self.nand.blocks_per_plane.max(1) as u64
+            * self.native_blocks_per_die() as u64;
+        let user = (native as f64 * (1.0 - self.ftl.over_provisioning)) as u64;
         user / mu * mu
     }
     /// Link bandwidth (bytes/s, after encoding, before TLP overhead), both directions alike.
@@ -408,8 +438,28 @@ impl DeviceConfig {
                 f.gc_target_blocks, f.gc_threshold_blocks
             ));
         }
+        if self.slc.size.bytes() > 0 {
+            let slc = self.slc_blocks_per_die() as u64;
+            if n.cell == CellType::Slc {
+                errs.push(
+                    "slc.size: the NAND is SLC already; an SLC cache needs MLC, TLC or QLC".into(),
+                );
+            } else if slc + f.gc_target_blocks as u64 + 4 > n.blocks_per_plane as u64 / 2 {
+                errs.push(format!(
+                    "slc.size: {} needs {slc} SLC blocks per die, more than half of the die's {} blocks; the SLC cache must be much smaller than the drive",
+                    self.slc.size, n.blocks_per_plane
+                ));
+            }
+            if !n.pages_per_block.is_multiple_of(n.cell.bits() as u32) {
+                errs.push(format!(
+                    "nand.pages_per_block: {} is not a multiple of the bits per cell ({}), needed for SLC mode",
+                    n.pages_per_block,
+                    n.cell.bits()
+                ));
+            }
+        }
         if errs.is_empty() {
-            let blocks_per_die = n.blocks_per_plane as u64;
+            let blocks_per_die = self.native_blocks_per_die() as u64;
             let spare_blocks = (blocks_per_die as f64 * op).floor() as u64;
             if spare_blocks < f.gc_target_blocks as u64 + 2 {
                 errs.push(format!(

@@ -393,3 +393,56 @@ fn default_hmb_host_chunk() -> Size {
 fn default_host_dram_latency() -> Duration {
     Duration(100)
 }
+
+/// SLC cache ("turbo write"): blocks of the die operated in SLC mode that take
+/// host writes first. Static size; folded to the native cell type when idle or
+/// below a watermark.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcConfig {
+    /// User data the SLC area holds, over all dies (0 = no SLC cache, the default).
+    #[serde(default)]
+    pub size: Size,
+    /// Read time of an SLC-mode page.
+    #[serde(default = "default_slc_t_read")]
+    pub t_read: Duration,
+    /// Program time of an SLC-mode page.
+    #[serde(default = "default_slc_t_prog")]
+    pub t_prog: Duration,
+    /// Fold in the foreground when a die has this many free SLC blocks or fewer
+    /// (0 = fold only when the host is idle).
+    #[serde(default)]
+    pub fold_watermark_blocks: u32,
+    /// Fold when the host has had nothing outstanding for `idle_time`.
+    #[serde(default = "default_true")]
+    pub fold_when_idle: bool,
+    /// Host idle time before background work (folding, background GC) starts.
+    #[serde(default = "default_idle_time")]
+    pub idle_time: Duration,
+}
+
+impl Default for SlcConfig {
+    fn default() -> Self {
+        SlcConfig {
+            size: Size(0),
+            t_read: default_slc_t_read(),
+            t_prog: default_slc_t_prog(),
+            fold_watermark_blocks: 0,
+            fold_when_idle: true,
+            idle_time: default_idle_time(),
+        }
+    }
+}
+
+fn default_slc_t_read() -> Duration {
+    Duration(25_000)
+}
+fn default_slc_t_prog() -> Duration {
+    Duration(200_000)
+}
+fn default_true() -> bool {
+    true
+}
+fn default_idle_time() -> Duration {
+    Duration(1_000_000)
+}

@@ -2,10 +2,15 @@
 //! plus the functional (untimed) write path used by drive preparation and the
 //! FTL oracle tests.
 //!
-//! Greedy victim = the fully programmed block with the fewest valid units
-//! (Rosenblum & Ousterhout's cleaning rule; optimal for uniform random writes).
+//! Greedy victim = the fully programmed block with the fewest valid units (optimal
+//! for uniform random writes). Cost-benefit victim = the block with the highest
+//! (1 - u) x age / (1 + u), u its valid share and age the write clock since it
+//! filled (Rosenblum & Ousterhout, "The Design and Implementation of a
+//! Log-Structured File System", 1992): reading the block costs 1, writing its
+//! valid data back u, and older (colder) blocks are worth more.
 
 use super::{BlockState, Ftl, FullStripe, UNMAPPED};
+use crate::config::GcPolicy;
 use crate::nand::Pun;
 
 impl Ftl {
@@ -26,20 +31,54 @@ impl Ftl {
         let geo = &self.geo;
         let first = geo.block_id(die, 0) as usize;
         let last = first + geo.blocks_per_die as usize;
-        let mut best: Option<(u32, u32)> = None;
-        for (i, b) in self.blocks[first..last].iter().enumerate() {
+        let upb = geo.units_per_block as f64;
+        let cost_benefit = self.gc_policy == GcPolicy::CostBenefit;
+        let mut best: Option<(u32, f64)> = None;
+        let native_last = first + geo.native_blocks_per_die as usize;
+        for (i, b) in self.blocks[first..native_last.min(last)].iter().enumerate() {
             if b.state == BlockState::Full
                 && self.programmed[first + i] as u32 == geo.pages_per_block
                 && b.valid < geo.units_per_block
-                && best.is_none_or(|(_, v)| b.valid < v)
             {
-                best = Some(((first + i) as u32, b.valid));
+                // Higher score wins: -valid (greedy) or benefit/cost.
+                let score = if cost_benefit {
+                    let u = b.valid as f64 / upb;
+                    let age = (self.write_clock - b.closed_at.min(self.write_clock)) as f64 + 1.0;
+                    (1.0 - u) * age / (1.0 + u)
+                } else {
+                    -(b.valid as f64)
+                };
+                if best.is_none_or(|(_, s)| score > s) {
+                    best = Some(((first + i) as u32, score));
+                }
             }
         }
         let (victim, _) = best?;
         self.dies[die as usize].victim = Some(victim);
         self.stats.gc_victims += 1;
         Some(victim)
+    }
+
+    /// Should `die` fold an SLC block now (`idle`: the host is idle)? Only with a
+    /// full, programmed SLC block and native free blocks to spare for its data.
+    pub fn wants_fold(&self, die: u32, watermark: u32, idle: bool) -> bool {
+        let d = &self.dies[die as usize];
+        let Some(&b) = d.slc_full.front() else {
+            return false;
+        };
+        d.victim.is_none()
+            && (idle || (watermark > 0 && (d.slc_free.len() as u32) <= watermark))
+            && self.programmed[b as usize] as u32 == self.geo.slc_pages_per_block
+            && d.free.len() as u32 > self.gc_threshold + 1
+    }
+
+    /// Claim the die's oldest full SLC block for folding.
+    pub fn start_fold(&mut self, die: u32) -> Option<u32> {
+        let d = &mut self.dies[die as usize];
+        let b = d.slc_full.pop_front()?;
+        d.victim = Some(b);
+        self.stats.folds += 1;
+        Some(b)
     }
 
     /// Still-valid units of a block, in physical order.
@@ -63,7 +102,11 @@ impl Ftl {
         self.l2p[lpn as usize] = new;
         self.p2l[new as usize] = lpn;
         self.blocks[self.geo.block_of(new) as usize].valid += 1;
-        self.stats.gc_units_copied += 1;
+        if self.geo.is_slc_block(self.geo.block_of(old)) {
+            self.stats.units_folded += 1;
+        } else {
+            self.stats.gc_units_copied += 1;
+        }
         if let Some(v) = &mut self.verify {
             v.tags[new as usize] = v.tags[old as usize];
         }
@@ -83,7 +126,11 @@ impl Ftl {
         if d.victim == Some(block) {
             d.victim = None;
         }
-        d.free.push_back(block);
+        if self.geo.is_slc_block(block) {
+            d.slc_free.push_back(block);
+        } else {
+            d.free.push_back(block);
+        }
         if let Some(v) = &mut self.verify {
             let base = self.geo.block_base(block) as usize;
             v.tags[base..base + self.geo.units_per_block as usize].fill(0);

@@ -39,6 +39,9 @@ pub struct BlockInfo {
     pub valid: u32,
     pub state: BlockState,
     pub erase_count: u32,
+    /// Write clock (units allocated on the drive so far) when the block filled up:
+    /// cost-benefit GC's age.
+    pub closed_at: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -59,11 +62,18 @@ impl Default for Frontier {
 
 #[derive(Clone, Debug, Default)]
 pub struct DieFtl {
+    /// Free native-mode blocks.
     pub free: VecDeque<u32>,
     host: Frontier,
     gc: Frontier,
-    /// Block being collected, if any.
+    /// Block being collected (or folded, for an SLC block), if any.
     pub victim: Option<u32>,
+    /// Free SLC-mode blocks.
+    pub slc_free: VecDeque<u32>,
+    /// Host frontier in the SLC area.
+    slc: Frontier,
+    /// Full SLC blocks, oldest first (the order they are folded in).
+    pub slc_full: VecDeque<u32>,
 }
 
 /// A stripe whose every unit is allocated: it can be programmed.
@@ -85,6 +95,12 @@ pub struct FtlStats {
     pub erases: u64,
     pub gc_victims: u64,
     pub trimmed_units: u64,
+    /// Host (and map) units placed in the SLC area and directly in native mode.
+    pub host_units_to_slc: u64,
+    pub host_units_to_native: u64,
+    /// SLC blocks folded and units moved from SLC to native mode.
+    pub folds: u64,
+    pub units_folded: u64,
 }
 
 /// Shadow state for the read oracle: every host write gets a version; reads must
@@ -116,6 +132,11 @@ pub struct Ftl {
     host_cursor: u32,
     pub gc_threshold: u32,
     pub gc_target: u32,
+    pub gc_policy: crate::config::GcPolicy,
+    /// Units allocated so far (host and GC): the clock of block ages.
+    pub write_clock: u64,
+    /// Host writes go to the SLC area while it has room (off during preparation).
+    pub slc_active: bool,
     pub stats: FtlStats,
     pub verify: Option<Verify>,
 }
@@ -134,7 +155,10 @@ impl Ftl {
         let total = geo.total_units() as usize;
         let mut dies = vec![DieFtl::default(); geo.dies as usize];
         for (i, die) in dies.iter_mut().enumerate() {
-            die.free = (0..geo.blocks_per_die)
+            die.free = (0..geo.native_blocks_per_die)
+                .map(|b| geo.block_id(i as u32, b))
+                .collect();
+            die.slc_free = (geo.native_blocks_per_die..geo.blocks_per_die)
                 .map(|b| geo.block_id(i as u32, b))
                 .collect();
         }
@@ -143,6 +167,7 @@ impl Ftl {
                 valid: 0,
                 state: BlockState::Free,
                 erase_count: 0,
+                closed_at: 0,
             };
             geo.total_blocks() as usize
         ];
@@ -164,6 +189,9 @@ impl Ftl {
             host_cursor: 0,
             gc_threshold: d.ftl.gc_threshold_blocks,
             gc_target: d.ftl.gc_target_blocks,
+            gc_policy: d.ftl.gc_policy,
+            write_clock: 0,
+            slc_active: geo.native_blocks_per_die < geo.blocks_per_die,
             stats: FtlStats::default(),
             verify,
             geo,
@@ -236,6 +264,7 @@ impl Ftl {
         let block = f.block;
         let pun = geo.block_base(block) + f.next;
         f.next += 1;
+        self.write_clock += 1;
         let mut full = None;
         if f.next % upg == 0 {
             full = Some(FullStripe {
@@ -245,7 +274,9 @@ impl Ftl {
             });
             if f.next == upb {
                 f.block = NO_BLOCK;
-                self.blocks[block as usize].state = BlockState::Full;
+                let b = &mut self.blocks[block as usize];
+                b.state = BlockState::Full;
+                b.closed_at = self.write_clock;
             }
         }
         (pun, full)
@@ -254,6 +285,11 @@ impl Ftl {
     /// Place one host-written unit. Returns None when no die can take it (every die
     /// is waiting for GC to free a block).
     pub fn place_host(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
+        if self.slc_active {
+            if let Some(placed) = self.place_slc(lpn) {
+                return Some(placed);
+            }
+        }
         let dies = self.geo.dies;
         let mut die = self.host_cursor;
         let mut tries = 0;
@@ -272,6 +308,73 @@ impl Ftl {
         } else {
             die
         };
+        self.stats.host_units_to_native += 1;
+        self.host_placed(lpn, pun);
+        Some((pun, full))
+    }
+
+    /// Place one host unit in the SLC area, if some die has room there.
+    fn place_slc(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
+        let dies = self.geo.dies;
+        let mut die = self.host_cursor;
+        let mut tries = 0;
+        loop {
+            let d = &self.dies[die as usize];
+            if d.slc.block != NO_BLOCK || !d.slc_free.is_empty() {
+                break;
+            }
+            die = (die + 1) % dies;
+            tries += 1;
+            if tries == dies {
+                return None;
+            }
+        }
+        let (pun, full) = self.alloc_slc(die);
+        self.host_cursor = if full.is_some() {
+            (die + 1) % dies
+        } else {
+            die
+        };
+        self.stats.host_units_to_slc += 1;
+        self.host_placed(lpn, pun);
+        Some((pun, full))
+    }
+
+    /// Allocate the next unit of a die's SLC frontier.
+    fn alloc_slc(&mut self, die: u32) -> (Pun, Option<FullStripe>) {
+        let ups = self.geo.units_per_stripe;
+        let upb_slc = ups * self.geo.slc_pages_per_block;
+        let d = &mut self.dies[die as usize];
+        if d.slc.block == NO_BLOCK {
+            let b = d.slc_free.pop_front().expect("caller checked room");
+            d.slc.block = b;
+            d.slc.next = 0;
+            self.blocks[b as usize].state = BlockState::Open;
+        }
+        let block = d.slc.block;
+        let pun = self.geo.block_base(block) + d.slc.next;
+        d.slc.next += 1;
+        self.write_clock += 1;
+        let mut full = None;
+        if d.slc.next.is_multiple_of(ups) {
+            full = Some(FullStripe {
+                die,
+                block,
+                page: d.slc.next / ups - 1,
+            });
+            if d.slc.next == upb_slc {
+                d.slc.block = NO_BLOCK;
+                d.slc_full.push_back(block);
+                let b = &mut self.blocks[block as usize];
+                b.state = BlockState::Full;
+                b.closed_at = self.write_clock;
+            }
+        }
+        (pun, full)
+    }
+
+    /// Map a placed host unit and count it.
+    fn host_placed(&mut self, lpn: u32, pun: Pun) {
         self.bind(lpn, pun);
         if (lpn as u64) < self.host_units {
             self.stats.host_units_written += 1;
@@ -283,7 +386,6 @@ impl Ftl {
             v.tags[pun as usize] = v.version;
             v.shadow[lpn as usize] = v.version;
         }
-        Some((pun, full))
     }
 
     /// Deallocate a logical unit.
@@ -303,13 +405,26 @@ impl Ftl {
     pub fn program_done(&mut self, s: FullStripe) {
         let p = &mut self.programmed[s.block as usize];
         debug_assert_eq!(
-            *p as u32 + self.geo.pages_per_program,
+            *p as u32 + self.geo.program_pages(s.block),
             s.page + 1,
             "pages program in order"
         );
         *p = (s.page + 1) as u16;
-        self.stats.pages_programmed += (self.geo.planes * self.geo.pages_per_program) as u64;
-        self.stats.units_programmed += self.geo.units_per_program as u64;
+        let pages = self.geo.program_pages(s.block);
+        self.stats.pages_programmed += (self.geo.planes * pages) as u64;
+        self.stats.units_programmed += (self.geo.units_per_stripe * pages) as u64;
+    }
+
+    /// Does some die still have room in its SLC area?
+    pub fn slc_has_room(&self) -> bool {
+        self.dies
+            .iter()
+            .any(|d| d.slc.block != NO_BLOCK || !d.slc_free.is_empty())
+    }
+
+    /// Free SLC-mode blocks over all dies.
+    pub fn slc_free_blocks(&self) -> u64 {
+        self.dies.iter().map(|d| d.slc_free.len() as u64).sum()
     }
 
     /// Free blocks on a die.
@@ -396,6 +511,31 @@ impl Ftl {
                     self.stats.units_programmed += ups as u64;
                 }
             }
+            self.seal_slc(die);
+        }
+    }
+
+    /// Pad the die's SLC frontier to a whole stripe (SLC programs one page at a time).
+    fn seal_slc(&mut self, die: u32) {
+        let ups = self.geo.units_per_stripe;
+        let upb_slc = ups * self.geo.slc_pages_per_block;
+        let d = &mut self.dies[die as usize];
+        if d.slc.block == NO_BLOCK {
+            return;
+        }
+        let block = d.slc.block;
+        d.slc.next = d.slc.next.div_ceil(ups) * ups;
+        let pages = d.slc.next / ups;
+        if d.slc.next == upb_slc {
+            d.slc.block = NO_BLOCK;
+            d.slc_full.push_back(block);
+            self.blocks[block as usize].state = BlockState::Full;
+        }
+        let p = &mut self.programmed[block as usize];
+        while (*p as u32) < pages {
+            *p += 1;
+            self.stats.pages_programmed += self.geo.planes as u64;
+            self.stats.units_programmed += ups as u64;
         }
     }
 

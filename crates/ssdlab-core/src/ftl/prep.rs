@@ -14,6 +14,16 @@
 //!   which logical unit survives in which block is exchangeable, so the result has the
 //!   same statistics as a long random-write run (checked by tests against the direct
 //!   method and against a timed fill).
+//!
+//! Seed 000's drive states, for drives with an SLC cache (without one, sustain is
+//! fresh and aging is steady):
+//! - `normal`: fresh, no preconditioning (an alias of `fresh`).
+//! - `sustain`: the SLC ("turbo") area already full of valid data (the first logical
+//!   units, as a sequential write into an empty drive leaves it), the rest empty.
+//! - `aging`: steady state, then the SLC area filled by random overwrites (a drive
+//!   preconditioned by sustained random writes has no idle time to fold).
+//!
+//! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
 use super::{prefetch, BlockState, Ftl};
 use crate::config::DeviceConfig;
@@ -24,6 +34,8 @@ use serde::{Deserialize, Serialize};
 pub const DIRECT_LIMIT_UNITS: u64 = 1 << 22;
 /// Size of the proxy die (at least 128 blocks).
 pub const PROXY_UNITS: u64 = 1 << 20;
+/// Marks an SLC-mode block in `apply_distribution`'s per-block counts.
+const SLC_BLOCK: u32 = u32::MAX - 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,7 +43,12 @@ pub enum DriveState {
     Fresh,
     Full,
     Steady,
+    Normal,
+    Sustain,
+    Aging,
 }
+
+pub const STATES_ALLOWED: &str = "fresh, full, steady, normal, sustain, aging";
 
 impl DriveState {
     pub fn parse(s: &str) -> Result<Self, String> {
@@ -39,8 +56,11 @@ impl DriveState {
             "fresh" => Ok(DriveState::Fresh),
             "full" => Ok(DriveState::Full),
             "steady" => Ok(DriveState::Steady),
+            "normal" => Ok(DriveState::Normal),
+            "sustain" => Ok(DriveState::Sustain),
+            "aging" => Ok(DriveState::Aging),
             _ => Err(format!(
-                "state: '{s}' is not a drive state (allowed: fresh, full, steady)"
+                "state: '{s}' is not a drive state (allowed: {STATES_ALLOWED})"
             )),
         }
     }
@@ -85,7 +105,7 @@ pub fn fill_sequential(ftl: &mut Ftl) {
             && ftl
                 .dies
                 .iter()
-                .all(|d| d.free.len() as u32 == geo.blocks_per_die),
+                .all(|d| d.free.len() as u32 == geo.native_blocks_per_die),
         "fill_sequential needs a fresh drive"
     );
     let stripes = n.div_ceil(ups);
@@ -175,13 +195,15 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
         steady_waf: 0.0,
         free_blocks: 0,
     };
+    let slc = ftl.slc_active;
+    ftl.slc_active = false;
     match state {
-        DriveState::Fresh => {}
+        DriveState::Fresh | DriveState::Normal | DriveState::Sustain => {}
         DriveState::Full => {
             fill_sequential(ftl);
             info.method = "sequential-fill";
         }
-        DriveState::Steady => {
+        DriveState::Steady | DriveState::Aging => {
             let mut rng = Rng::derive(seed, 0x5EAD);
             if ftl.geo.total_units() <= DIRECT_LIMIT_UNITS {
                 fill_sequential(ftl);
@@ -197,9 +219,34 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
             }
         }
     }
+    ftl.slc_active = slc;
+    if slc && matches!(state, DriveState::Sustain | DriveState::Aging) {
+        fill_slc(ftl, state == DriveState::Aging, seed);
+        info.method = if state == DriveState::Aging {
+            "proxy-or-direct+slc-fill"
+        } else {
+            "slc-fill"
+        };
+    }
     ftl.reset_stats();
     info.free_blocks = ftl.total_free_blocks();
     info
+}
+
+/// Fill the SLC area with host data: the first logical units in order (sustain) or
+/// random ones (aging), until no die has SLC room left.
+fn fill_slc(ftl: &mut Ftl, random: bool, seed: u64) {
+    let mut rng = Rng::derive(seed, 0x51C);
+    let n = ftl.host_units;
+    let mut lpn = 0u64;
+    while ftl.slc_has_room() {
+        let l = if random { rng.below(n) } else { lpn % n };
+        lpn += 1;
+        if let Some((_, Some(s))) = ftl.place_host(l as u32) {
+            ftl.program_done(s);
+        }
+    }
+    ftl.seal_open_stripes();
 }
 
 /// A one-die device with the same block geometry, OP and GC thresholds, small
@@ -208,6 +255,8 @@ pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
     let mut p = dev.clone();
     p.nand.channels = 1;
     p.nand.dies_per_channel = 1;
+    p.slc = Default::default();
+    p.nand.blocks_per_plane = dev.native_blocks_per_die();
     let upb = p.nand.planes_per_die as u64
         * p.nand.pages_per_block as u64
         * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes());
@@ -240,12 +289,15 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     let geo = ftl.geo.clone();
     let upb = geo.units_per_block;
     let bpd = geo.blocks_per_die as usize;
-    let used_per_die = bpd.saturating_sub(free_per_die).max(1);
+    let native = geo.native_blocks_per_die as usize;
+    let used_per_die = native.saturating_sub(free_per_die).max(1);
     // Quantile-map the sample onto each die's used blocks.
     let mut counts: Vec<u32> = Vec::with_capacity(geo.total_blocks() as usize);
     for _die in 0..geo.dies {
         for i in 0..bpd {
-            if i < used_per_die {
+            if i >= native {
+                counts.push(SLC_BLOCK);
+            } else if i < used_per_die {
                 let q = (i * sorted.len()) / used_per_die;
                 counts.push(sorted[q.min(sorted.len() - 1)]);
             } else {
@@ -265,7 +317,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     let target = ftl.user_units as i64;
     let mut sum: i64 = counts
         .iter()
-        .filter(|&&c| c != u32::MAX)
+        .filter(|&&c| c != u32::MAX && c != SLC_BLOCK)
         .map(|&c| c as i64)
         .sum();
     let mut i = 0usize;
@@ -274,7 +326,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     while sum != target && stuck < nb {
         let c = &mut counts[i % nb];
         i += 1;
-        if *c == u32::MAX {
+        if *c == u32::MAX || *c == SLC_BLOCK {
             stuck += 1;
             continue;
         }
@@ -300,6 +352,9 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
         for b in 0..bpd {
             let id = die * bpd + b;
             let info = &mut ftl.blocks[id];
+            if counts[id] == SLC_BLOCK {
+                continue; // SLC-mode blocks stay on their own free list
+            }
             if counts[id] == u32::MAX {
                 info.state = BlockState::Free;
                 info.valid = 0;
@@ -322,7 +377,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     let mut ring = StoreRing::default();
     let mut chosen = vec![false; upb as usize];
     for (id, &c) in counts.iter().enumerate() {
-        if c == u32::MAX {
+        if c == u32::MAX || c == SLC_BLOCK {
             continue;
         }
         let base = geo.block_base(id as u32);

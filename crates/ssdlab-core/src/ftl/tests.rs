@@ -217,3 +217,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn cost_benefit_prefers_an_old_block_to_a_slightly_emptier_young_one() {
+    for (policy, expect_old) in [
+        (crate::config::GcPolicy::Greedy, false),
+        (crate::config::GcPolicy::CostBenefit, true),
+    ] {
+        let mut ftl = Ftl::new(&tiny(), false);
+        ftl.gc_policy = policy;
+        fill_sequential(&mut ftl);
+        let upb = ftl.geo.units_per_block;
+        let (old, young) = (ftl.geo.block_id(0, 0), ftl.geo.block_id(0, 1));
+        for b in 0..ftl.geo.blocks_per_die {
+            let id = ftl.geo.block_id(0, b);
+            if ftl.blocks[id as usize].state == BlockState::Full {
+                ftl.blocks[id as usize].valid = upb; // not worth collecting
+            }
+        }
+        ftl.write_clock = 10_000;
+        // Old: half valid, filled at clock 0. Young: 40% valid, filled just now.
+        ftl.blocks[old as usize].valid = upb / 2;
+        ftl.blocks[old as usize].closed_at = 0;
+        ftl.blocks[young as usize].valid = upb * 2 / 5;
+        ftl.blocks[young as usize].closed_at = 9_990;
+        let v = ftl.start_gc(0).unwrap();
+        assert_eq!(v == old, expect_old, "{policy:?} chose block {v}");
+    }
+}

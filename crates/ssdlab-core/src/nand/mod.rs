@@ -59,6 +59,10 @@ pub struct Geometry {
     pub planes: u32,
     /// Block groups per die (= blocks per plane).
     pub blocks_per_die: u32,
+    /// Block groups per die in native mode; the rest (the last ones) are SLC mode.
+    pub native_blocks_per_die: u32,
+    /// Pages per block used in SLC mode (one per wordline).
+    pub slc_pages_per_block: u32,
     pub pages_per_block: u32,
     pub page_bytes: u64,
     pub unit_bytes: u64,
@@ -93,6 +97,8 @@ impl Geometry {
             dies: n.channels * n.dies_per_channel,
             planes: n.planes_per_die,
             blocks_per_die: n.blocks_per_plane,
+            native_blocks_per_die: d.native_blocks_per_die(),
+            slc_pages_per_block: n.pages_per_block / n.cell.bits() as u32,
             pages_per_block: n.pages_per_block,
             page_bytes: n.page_size.bytes(),
             unit_bytes: d.ftl.mapping_unit.bytes(),
@@ -131,6 +137,22 @@ impl Geometry {
     #[inline]
     pub fn block_id(&self, die: u32, block: u32) -> u32 {
         die * self.blocks_per_die + block
+    }
+
+    /// Is the block (global id) operated in SLC mode?
+    #[inline]
+    pub fn is_slc_block(&self, block_id: u32) -> bool {
+        self.div_bpd.modulo(block_id) >= self.native_blocks_per_die
+    }
+
+    /// Pages one program writes in this block: 1 in SLC mode, else `pages_per_program`.
+    #[inline]
+    pub fn program_pages(&self, block_id: u32) -> u32 {
+        if self.is_slc_block(block_id) {
+            1
+        } else {
+            self.pages_per_program
+        }
     }
 
     /// First unit of a block.
@@ -181,6 +203,9 @@ pub struct Timing {
     pub t_prog: [Ns; 4],
     pub t_erase: Ns,
     pub t_cmd: Ns,
+    /// tR and tPROG of SLC-mode blocks.
+    pub t_read_slc: Ns,
+    pub t_prog_slc: Ns,
     /// Channel cost per byte, femtoseconds.
     pub ch_fs_per_byte: u64,
 }
@@ -199,6 +224,8 @@ impl Timing {
             t_prog,
             t_erase: n.t_erase.ns(),
             t_cmd: n.t_cmd.ns(),
+            t_read_slc: d.slc.t_read.ns(),
+            t_prog_slc: d.slc.t_prog.ns(),
             ch_fs_per_byte: fs_per_byte(d.channel_bytes_per_s()),
         }
     }
@@ -268,6 +295,7 @@ pub struct Suspended {
     pub remaining_ns: Ns,
     pub op_txns: [u32; 16],
     pub op_len: u8,
+    pub op_gc: bool,
     /// When it was suspended.
     pub at_ns: Ns,
 }
@@ -282,9 +310,13 @@ pub struct Die {
     /// When the current stage ends.
     pub until: Ns,
     pub busy_ns: u64,
+    /// Busy time spent on garbage collection (its reads, programs and erases).
+    pub gc_busy_ns: u64,
     /// Transactions of the current (possibly multi-plane) operation.
     pub op_txns: [u32; 16],
     pub op_len: u8,
+    /// The current operation is garbage collection's.
+    pub op_gc: bool,
     /// The program or erase waiting to resume, if any.
     pub suspended: Option<Suspended>,
     /// Suspends the current program or erase has had.
@@ -301,8 +333,10 @@ impl Default for Die {
             op_start: 0,
             until: 0,
             busy_ns: 0,
+            gc_busy_ns: 0,
             op_txns: [0; 16],
             op_len: 0,
+            op_gc: false,
             suspended: None,
             op_suspends: 0,
             held: false,

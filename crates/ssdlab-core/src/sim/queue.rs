@@ -27,6 +27,8 @@ pub enum Event {
     MapReady { cmd: u32 },
     /// Map segment load `load` finished without a NAND read (unmapped or buffered).
     MapLoadDone { load: u32 },
+    /// The host has had nothing outstanding since idle period `gen` began.
+    HostIdle { gen: u32 },
 }
 
 #[derive(Clone, Copy)]

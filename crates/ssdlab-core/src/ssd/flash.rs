@@ -5,13 +5,23 @@
 use super::Ssd;
 use crate::controller::{Pick, Txn, TxnKind};
 use crate::ftl::FullStripe;
-use crate::nand::DieStage;
+use crate::nand::{DieStage, Geometry, Timing};
 use crate::sim::Event;
+
+/// tR of a read transaction's page (SLC-mode blocks read faster).
+#[inline]
+fn read_time(geo: &Geometry, timing: &Timing, tx: &Txn) -> u64 {
+    if geo.is_slc_block(tx.block) {
+        timing.t_read_slc
+    } else {
+        timing.t_read[geo.page_type(tx.page)]
+    }
+}
 
 impl Ssd {
     /// Queue the program of a full stripe (or one-shot wordline group) on its die.
     pub(super) fn queue_program(&mut self, s: FullStripe, gc: bool) {
-        let pps = self.geo.pages_per_program;
+        let pps = self.geo.program_pages(s.block);
         let first_page = s.page + 1 - pps;
         let base = self.geo.block_base(s.block) + first_page * self.geo.units_per_stripe;
         let t = self.txns.insert(Txn {
@@ -65,6 +75,7 @@ impl Ssd {
                 let tx = *self.txns.get(t);
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
+                self.dies[d].op_gc = matches!(tx.kind, TxnKind::Program { gc: true });
                 self.dies[d].op_suspends = 0;
                 self.dies[d].held = false;
                 self.counters.program_ops += 1;
@@ -85,6 +96,7 @@ impl Ssd {
                     self.channels[ch].interleave_cmd(now, self.timing.t_cmd) + self.timing.t_erase;
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
+                self.dies[d].op_gc = true;
                 self.dies[d].op_suspends = 0;
                 self.counters.erase_ops += 1;
                 self.begin(die, DieStage::Erase, end);
@@ -106,10 +118,11 @@ impl Ssd {
         };
         let first = queue.pop_front().expect("picked");
         let die_state = &mut self.dies[d];
+        die_state.op_gc = pick == Pick::GcRead;
         die_state.op_txns[0] = first;
         die_state.op_len = 1;
         let mut planes_used = 1u32 << self.txns.get(first).plane;
-        let mut t_read = self.timing.t_read[self.geo.page_type(self.txns.get(first).page)];
+        let mut t_read = read_time(&self.geo, &self.timing, self.txns.get(first));
         let max_planes = self.geo.planes as usize;
         let mut i = 0;
         while (die_state.op_len as usize) < max_planes && i < queue.len() && i < 16 {
@@ -118,7 +131,7 @@ impl Ssd {
             let bit = 1u32 << tx.plane;
             if planes_used & bit == 0 {
                 planes_used |= bit;
-                t_read = t_read.max(self.timing.t_read[self.geo.page_type(tx.page)]);
+                t_read = t_read.max(read_time(&self.geo, &self.timing, tx));
                 die_state.op_txns[die_state.op_len as usize] = t;
                 die_state.op_len += 1;
                 queue.remove(i);
@@ -133,6 +146,17 @@ impl Ssd {
         self.counters.read_ops += 1;
         let cmd_end = self.channels[ch].interleave_cmd(now, t_cmd * n);
         self.begin(die, DieStage::Sense, cmd_end + t_read);
+    }
+
+    /// tPROG of a program transaction.
+    #[inline]
+    pub(super) fn prog_time(&self, t: u32) -> u64 {
+        let tx = self.txns.get(t);
+        if self.geo.is_slc_block(tx.block) {
+            self.timing.t_prog_slc
+        } else {
+            self.timing.t_prog[self.geo.page_type(tx.page)]
+        }
     }
 
     /// Channel time of a program's data-in: command cycles plus data and spare bytes.
@@ -163,6 +187,9 @@ impl Ssd {
         let d = &mut self.dies[die as usize];
         if !matches!(d.stage, DieStage::Idle | DieStage::Hold) {
             d.busy_ns += now - d.op_start;
+            if d.op_gc {
+                d.gc_busy_ns += now - d.op_start;
+            }
         }
         d.stage = stage;
         d.gen = d.gen.wrapping_add(1);
@@ -178,6 +205,9 @@ impl Ssd {
         let d = &mut self.dies[die as usize];
         if d.stage != DieStage::Hold {
             d.busy_ns += now - d.op_start;
+            if d.op_gc {
+                d.gc_busy_ns += now - d.op_start;
+            }
         }
         d.stage = DieStage::Idle;
         d.gen = d.gen.wrapping_add(1);
@@ -205,7 +235,7 @@ impl Ssd {
             DieStage::Fetch => self.program_data_in(die),
             DieStage::DataIn => {
                 let t = self.dies[d].op_txns[0];
-                let t_prog = self.timing.t_prog[self.geo.page_type(self.txns.get(t).page)];
+                let t_prog = self.prog_time(t);
                 self.begin(die, DieStage::Program, now + t_prog);
                 // Reads refused during data-in may suspend the program now.
                 self.try_suspend(die, false);
@@ -260,18 +290,36 @@ impl Ssd {
         self.ftl.erase_done(tx.block);
         if self.ftl.wants_more_gc(tx.die) {
             self.start_victim(tx.die);
+        } else {
+            self.maybe_fold(tx.die);
         }
         self.wake_alloc_waiters();
     }
 
-    /// Start collecting on a die that ran low on free blocks.
+    /// Start collecting on a die that ran low on free blocks, or folding its SLC
+    /// area when that is below the watermark (or the host is idle).
     pub(super) fn maybe_start_gc(&mut self, die: u32) {
         if self.ftl.needs_gc(die) {
             self.start_victim(die);
+        } else {
+            self.maybe_fold(die);
         }
     }
 
-    /// Claim a victim and queue reads of its valid data, page by page and plane by plane.
+    /// Fold the die's oldest full SLC block into native-mode blocks, if it should.
+    pub(super) fn maybe_fold(&mut self, die: u32) {
+        let idle = self.host_idle && self.cfg.slc.fold_when_idle;
+        if self
+            .ftl
+            .wants_fold(die, self.cfg.slc.fold_watermark_blocks, idle)
+        {
+            if let Some(b) = self.ftl.start_fold(die) {
+                self.collect(die, b);
+            }
+        }
+    }
+
+    /// Claim a GC victim and collect it.
     fn start_victim(&mut self, die: u32) {
         if self.ftl.dies[die as usize].victim.is_some() {
             return;
@@ -279,6 +327,12 @@ impl Ssd {
         let Some(victim) = self.ftl.start_gc(die) else {
             return;
         };
+        self.collect(die, victim);
+    }
+
+    /// Queue reads of a claimed victim's valid data, page by page and plane by
+    /// plane; its erase follows the last relocation.
+    fn collect(&mut self, die: u32, victim: u32) {
         let upp = self.geo.units_per_page;
         let base = self.geo.block_base(victim);
         let mut reads = 0;

@@ -15,6 +15,8 @@ mod io;
 mod map;
 mod report;
 mod sched;
+#[cfg(test)]
+mod tests;
 
 use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
@@ -104,6 +106,11 @@ pub struct Ssd {
     tiers: data_tiers::DataTiers,
     /// Scheduling policy, suspend and adaptive delay state.
     sched: sched::SchedState,
+    /// Host commands outstanding, and the idle period they last ended.
+    host_inflight: u32,
+    idle_gen: u32,
+    /// The host has been idle for the background-work delay.
+    host_idle: bool,
 }
 
 /// Flash-level counters.
@@ -173,6 +180,9 @@ impl Ssd {
             counters: Counters::default(),
             map,
             tiers: data_tiers::DataTiers::new(&cfg),
+            host_inflight: 0,
+            idle_gen: 0,
+            host_idle: false,
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -217,6 +227,7 @@ impl Ssd {
                 Event::DieStage { die, gen } => self.die_stage(die, gen),
                 Event::MapReady { cmd } => self.start_read(cmd),
                 Event::MapLoadDone { load } => self.map_load_done(load),
+                Event::HostIdle { gen } => self.host_went_idle(gen),
                 Event::HostComplete { cmd } => {
                     let job = self.cmds.get(cmd).job;
                     self.complete(cmd);
@@ -282,6 +293,8 @@ impl Ssd {
         }
         let io = j.gen.next_io();
         j.inflight += 1;
+        self.host_inflight += 1;
+        self.host_idle = false;
         self.ftl.prefetch_lpn((io.offset / self.unit_bytes) as u32);
         let sq = match self.queue_policy {
             QueuePolicy::PerThread => job % nq,
@@ -365,6 +378,12 @@ impl Ssd {
         let c = *self.cmds.get(cmd);
         let j = &mut self.jobs[c.job as usize];
         j.inflight -= 1;
+        self.host_inflight -= 1;
+        if self.host_inflight == 0 && self.ftl.slc_active && self.cfg.slc.fold_when_idle {
+            self.idle_gen = self.idle_gen.wrapping_add(1);
+            let at = self.q.now() + self.cfg.slc.idle_time.ns();
+            self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
+        }
         if c.submit_ns >= self.ramp_ns {
             j.stats.dirs[c.kind.index()].record(now - c.submit_ns, c.len);
         }
@@ -373,6 +392,17 @@ impl Ssd {
         q.used -= 1;
         if let Some(next) = q.overflow.pop_front() {
             self.enqueue_sq(next, c.sq);
+        }
+    }
+
+    /// The host has had nothing outstanding for the idle time: background work.
+    fn host_went_idle(&mut self, gen: u32) {
+        if gen != self.idle_gen || self.host_inflight > 0 {
+            return;
+        }
+        self.host_idle = true;
+        for die in 0..self.geo.dies {
+            self.maybe_fold(die);
         }
     }
 

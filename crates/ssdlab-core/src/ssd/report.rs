@@ -114,7 +114,15 @@ impl Ssd {
                 "alloc_stalls": c.alloc_stalls,
             },
             "channels": { "util": ch_util, "mean_util": mean(&ch_util), "max_util": maxf(&ch_util) },
-            "dies": { "mean_util": mean(&die_util), "max_util": maxf(&die_util) },
+            "dies": {
+                "mean_util": mean(&die_util),
+                "max_util": maxf(&die_util),
+                "gc_busy_ns": self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
+                "gc_share": frac(
+                    self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
+                    self.dies.iter().map(|d| d.busy_ns).sum::<u64>(),
+                ),
+            },
             "controller": {
                 "core_util": core_util,
                 "write_buffer_peak_bytes": self.buffer.peak_units * self.unit_bytes,
@@ -144,6 +152,21 @@ impl Ssd {
         };
         dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
         dev["scheduler"] = self.sched.to_json();
+        let unit = self.unit_bytes;
+        dev["slc"] = json!({
+            "enabled": self.geo.native_blocks_per_die < self.geo.blocks_per_die,
+            "blocks_per_die": self.geo.blocks_per_die - self.geo.native_blocks_per_die,
+            "size_bytes": self.cfg.slc_block_bytes()
+                * (self.geo.blocks_per_die - self.geo.native_blocks_per_die) as u64
+                * self.geo.dies as u64,
+            "free_blocks": self.ftl.slc_free_blocks(),
+            "host_units_to_slc": f.host_units_to_slc,
+            "host_units_to_native": f.host_units_to_native,
+            "slc_hit_rate": frac(f.host_units_to_slc, f.host_units_to_slc + f.host_units_to_native),
+            "folds": f.folds,
+            "units_folded": f.units_folded,
+            "bytes_folded": f.units_folded * unit,
+        });
         let grant = self.cfg.hmb.negotiate();
         let tiers = self.tiers.to_json(self.unit_bytes);
         dev["read_cache"] = tiers["read_cache"].clone();

@@ -158,6 +158,7 @@ impl Ssd {
             remaining_ns: remaining,
             op_txns: die_state.op_txns,
             op_len: die_state.op_len,
+            op_gc: die_state.op_gc,
             at_ns: now,
         });
         die_state.op_suspends += 1;
@@ -180,6 +181,7 @@ impl Ssd {
             .expect("a suspended operation");
         self.dies[d].op_txns = s.op_txns;
         self.dies[d].op_len = s.op_len;
+        self.dies[d].op_gc = s.op_gc;
         self.sched.c.suspended_ns += now - s.at_ns;
         self.sched.c.overhead_ns += self.sched.t_suspend_ns + self.sched.t_resume_ns;
         self.begin(die, s.stage, now + s.remaining_ns + self.sched.t_resume_ns);
@@ -193,7 +195,7 @@ impl Ssd {
         }
         let t = *self.dq[d].programs.front().expect("a program to decide on");
         let tx = *self.txns.get(t);
-        let t_prog = self.timing.t_prog[self.geo.page_type(tx.page)];
+        let t_prog = self.prog_time(t);
         let data_in = self.data_in_ns(tx.bytes);
         let now = self.now();
         let a = self.sched.adaptive.as_mut().expect("adaptive");

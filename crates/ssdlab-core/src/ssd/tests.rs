@@ -1,0 +1,82 @@
+//! Device-level behaviour driven event by event: background folding of the SLC
+//! area once the host has been idle.
+
+use super::{RunOptions, Ssd};
+use crate::config::{load_device, load_workload, DeviceSpec};
+use crate::ftl::prep::DriveState;
+use crate::sim::Event;
+
+fn sustained_slc_drive(extra: &[&str]) -> Ssd {
+    let mut o: Vec<String> = [
+        "nand.pages_per_block=9",
+        "nand.blocks_per_plane=40",
+        "slc.size=\"768KiB\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    o.extend(extra.iter().map(|s| s.to_string()));
+    let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
+    let wl = load_workload("{}", &[], dev.capacity_bytes()).unwrap();
+    Ssd::new(
+        dev,
+        wl,
+        RunOptions {
+            state: DriveState::Sustain,
+            seed: 1,
+            verify: true,
+        },
+    )
+}
+
+/// Process device events until none is left.
+fn drain(ssd: &mut Ssd) {
+    while let Some(ev) = ssd.q.pop() {
+        match ev {
+            Event::DieStage { die, gen } => ssd.die_stage(die, gen),
+            Event::HostIdle { gen } => ssd.host_went_idle(gen),
+            Event::WriteDataIn { cmd } => ssd.write_data_in(cmd),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn an_idle_host_lets_the_slc_area_fold_back_to_empty() {
+    let mut ssd = sustained_slc_drive(&[]);
+    assert_eq!(ssd.ftl.slc_free_blocks(), 0);
+    let idle_ns = ssd.cfg.slc.idle_time.ns();
+    ssd.q.schedule(idle_ns, Event::HostIdle { gen: 0 });
+    drain(&mut ssd);
+    assert_eq!(
+        ssd.ftl.slc_free_blocks(),
+        8,
+        "every SLC block folded and erased"
+    );
+    assert_eq!(ssd.ftl.stats.folds, 8);
+    // The sustain fill wrote the first 192 units into SLC; all of them moved.
+    assert_eq!(ssd.ftl.stats.units_folded, 192);
+    for lpn in 0..192 {
+        let pun = ssd.ftl.translate(lpn);
+        assert!(!ssd.geo.is_slc_block(ssd.geo.block_of(pun)));
+        assert_eq!(ssd.ftl.read_functional(lpn), ssd.ftl.verify_version(pun));
+    }
+    assert_eq!(ssd.ftl.oracle().unwrap().1, 0);
+    // Folding started only after the idle time, and took die time.
+    assert!(ssd.now() > idle_ns);
+    assert!(ssd.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>() > 0);
+}
+
+#[test]
+fn no_background_folding_when_turned_off_or_the_host_is_busy() {
+    let mut ssd = sustained_slc_drive(&["slc.fold_when_idle=false"]);
+    ssd.q.schedule(1_000_000, Event::HostIdle { gen: 0 });
+    drain(&mut ssd);
+    assert_eq!(ssd.ftl.stats.folds, 0);
+    // A stale idle event (the host submitted since) does nothing either.
+    let mut ssd = sustained_slc_drive(&[]);
+    ssd.idle_gen = 1;
+    ssd.q.schedule(1_000_000, Event::HostIdle { gen: 0 });
+    drain(&mut ssd);
+    assert_eq!(ssd.ftl.stats.folds, 0);
+}

@@ -1,0 +1,152 @@
+//! The SLC cache: host writes land in SLC while it has room, then go straight to
+//! native blocks (the write cliff); the sustain state starts with it full; folding
+//! moves SLC data to native blocks and frees the area; the oracle holds throughout.
+
+mod common;
+
+use common::{device, f, simulate};
+use ssdlab_core::config::{load_device, DeviceSpec};
+use ssdlab_core::DriveState;
+
+/// tiny-test with 9 pages per block: an SLC block holds 3 pages x 2 planes = 96 KiB;
+/// 768 KiB of SLC is 2 blocks on each of the 4 dies (192 units).
+fn slc_dev(extra: &[&str]) -> ssdlab_core::DeviceConfig {
+    let mut o = vec![
+        "nand.pages_per_block=9",
+        "nand.blocks_per_plane=40",
+        "slc.size=\"768KiB\"",
+    ];
+    o.extend_from_slice(extra);
+    device("tiny-test", &o)
+}
+
+const SLC_UNITS: f64 = 192.0;
+
+#[test]
+fn writes_fill_the_slc_area_then_go_native() {
+    let d = slc_dev(&[]);
+    assert_eq!(d.slc_blocks_per_die(), 2);
+    let r = simulate(
+        &d,
+        r#"{"rw":"write","bs":"4k","iodepth":8,"number_ios":600}"#,
+        DriveState::Normal,
+        1,
+        false,
+    );
+    let s = &r["device"]["slc"];
+    assert_eq!(s["enabled"], true);
+    assert_eq!(s["size_bytes"], 768 * 1024);
+    assert_eq!(f(&s["host_units_to_slc"]), SLC_UNITS, "{s}");
+    assert_eq!(f(&s["host_units_to_native"]), 600.0 - SLC_UNITS);
+    assert_eq!(s["free_blocks"], 0);
+}
+
+#[test]
+fn slc_writes_are_faster_than_native_ones() {
+    // The same 192 units: into an empty SLC area (normal) or straight to TLC (sustain).
+    let wl =
+        r#"{"rw":"write","bs":"4k","iodepth":32,"number_ios":192,"size":"768KiB","offset":"4MiB"}"#;
+    let d = slc_dev(&["controller.write_buffer=\"192KiB\""]);
+    let normal = simulate(&d, wl, DriveState::Normal, 1, false);
+    let sustain = simulate(&d, wl, DriveState::Sustain, 1, false);
+    assert_eq!(f(&normal["device"]["slc"]["host_units_to_slc"]), SLC_UNITS);
+    assert_eq!(f(&sustain["device"]["slc"]["host_units_to_slc"]), 0.0);
+    let bw = |r: &serde_json::Value| f(&r["write"]["bw_bytes"]);
+    assert!(
+        bw(&normal) > 1.5 * bw(&sustain),
+        "SLC {} vs TLC {}",
+        bw(&normal),
+        bw(&sustain)
+    );
+}
+
+#[test]
+fn foreground_folding_frees_the_area_and_keeps_data() {
+    let d = slc_dev(&["slc.fold_watermark_blocks=1"]);
+    let r = simulate(
+        &d,
+        r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":6000,"size":"4MiB"}"#,
+        DriveState::Steady,
+        2,
+        true,
+    );
+    let s = &r["device"]["slc"];
+    assert!(f(&s["folds"]) > 5.0, "{s}");
+    assert!(f(&s["units_folded"]) > 0.0);
+    assert!(
+        f(&s["host_units_to_slc"]) > SLC_UNITS,
+        "folding let the area be reused: {s}"
+    );
+    assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+    // Reads of data in SLC and native blocks after all of that.
+    let rr = simulate(
+        &d,
+        r#"{"rw":"randrw","bs":"4k","iodepth":8,"number_ios":8000,"size":"4MiB"}"#,
+        DriveState::Aging,
+        3,
+        true,
+    );
+    assert_eq!(rr["device"]["oracle"]["mismatches"], 0);
+    assert!(f(&rr["device"]["oracle"]["checked"]) > 1000.0);
+    assert!(f(&rr["device"]["ftl"]["gc_victims"]) > 0.0);
+}
+
+#[test]
+fn drive_states_prepare_the_slc_area() {
+    let d = slc_dev(&[]);
+    let wl = r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":10}"#;
+    let normal = simulate(&d, wl, DriveState::Normal, 1, false);
+    assert_eq!(normal["device"]["slc"]["free_blocks"], 8);
+    let sustain = simulate(&d, wl, DriveState::Sustain, 1, false);
+    assert_eq!(sustain["device"]["slc"]["free_blocks"], 0);
+    assert_eq!(sustain["prep"]["method"], "slc-fill");
+    let aging = simulate(&d, wl, DriveState::Aging, 1, false);
+    assert_eq!(aging["device"]["slc"]["free_blocks"], 0);
+    assert!(f(&aging["prep"]["steady_waf"]) > 1.0);
+}
+
+#[test]
+fn bad_slc_values_are_clear_errors() {
+    let load = |o: &[&str]| {
+        let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        load_device(&DeviceSpec::Preset("tiny-test".into()), &o)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = load(&["nand.pages_per_block=9", "slc.size=\"64MiB\""]);
+    assert!(
+        e.contains("slc.size: 64MiB needs") && e.contains("much smaller than the drive"),
+        "{e}"
+    );
+    let e = load(&["slc.size=\"1MiB\""]);
+    assert!(
+        e.contains("nand.pages_per_block: 8 is not a multiple of the bits per cell (3)"),
+        "{e}"
+    );
+    let e = load(&[
+        "nand.cell=\"SLC\"",
+        "nand.t_read=\"25us\"",
+        "slc.size=\"1MiB\"",
+    ]);
+    assert!(e.contains("the NAND is SLC already"), "{e}");
+}
+
+#[test]
+fn oracle_holds_with_cost_benefit_gc_and_folding() {
+    let d = slc_dev(&[
+        "slc.fold_watermark_blocks=1",
+        "ftl.gc_policy=\"cost-benefit\"",
+    ]);
+    let r = simulate(
+        &d,
+        r#"{"rw":"randrw","bs":"4k","iodepth":8,"number_ios":12000}"#,
+        DriveState::Aging,
+        4,
+        true,
+    );
+    assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+    assert!(f(&r["device"]["oracle"]["checked"]) > 1000.0);
+    assert!(f(&r["device"]["ftl"]["gc_victims"]) > 0.0);
+    assert!(f(&r["device"]["slc"]["folds"]) > 0.0);
+    assert!(f(&r["device"]["dies"]["gc_share"]) > 0.0);
+}
