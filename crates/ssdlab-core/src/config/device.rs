@@ -214,6 +214,13 @@ pub struct FtlConfig {
     /// Victim selection.
     #[serde(default = "default_gc_policy")]
     pub gc_policy: GcPolicy,
+    /// Background GC: while the host is idle, collect on dies with fewer free blocks
+    /// than this (0 = off; foreground GC still runs at gc_threshold_blocks).
+    #[serde(default)]
+    pub background_gc_blocks: u32,
+    /// Host idle time before background work (GC, SLC folding) starts.
+    #[serde(default = "default_idle_time")]
+    pub idle_time: Duration,
 }
 
 fn default_pcie_latency() -> Duration {
@@ -233,6 +240,9 @@ fn default_arb_burst() -> u32 {
 }
 fn default_map_lookup() -> Duration {
     Duration(100)
+}
+fn default_idle_time() -> Duration {
+    Duration(1_000_000)
 }
 fn default_one_u32() -> u32 {
     1

@@ -413,12 +413,9 @@ pub struct SlcConfig {
     /// (0 = fold only when the host is idle).
     #[serde(default)]
     pub fold_watermark_blocks: u32,
-    /// Fold when the host has had nothing outstanding for `idle_time`.
+    /// Fold when the host has had nothing outstanding for `ftl.idle_time`.
     #[serde(default = "default_true")]
     pub fold_when_idle: bool,
-    /// Host idle time before background work (folding, background GC) starts.
-    #[serde(default = "default_idle_time")]
-    pub idle_time: Duration,
 }
 
 impl Default for SlcConfig {
@@ -429,7 +426,6 @@ impl Default for SlcConfig {
             t_prog: default_slc_t_prog(),
             fold_watermark_blocks: 0,
             fold_when_idle: true,
-            idle_time: default_idle_time(),
         }
     }
 }
@@ -442,7 +438,4 @@ fn default_slc_t_prog() -> Duration {
 }
 fn default_true() -> bool {
     true
-}
-fn default_idle_time() -> Duration {
-    Duration(1_000_000)
 }

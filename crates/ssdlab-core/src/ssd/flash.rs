@@ -291,7 +291,7 @@ impl Ssd {
         if self.ftl.wants_more_gc(tx.die) {
             self.start_victim(tx.die);
         } else {
-            self.maybe_fold(tx.die);
+            self.background_work(tx.die);
         }
         self.wake_alloc_waiters();
     }
@@ -303,6 +303,20 @@ impl Ssd {
             self.start_victim(die);
         } else {
             self.maybe_fold(die);
+        }
+    }
+
+    /// Work a die does when nothing forces it: fold SLC (below the watermark, or the
+    /// host idle), else background GC while the host is idle.
+    pub(super) fn background_work(&mut self, die: u32) {
+        self.maybe_fold(die);
+        let bg = self.cfg.ftl.background_gc_blocks;
+        if self.host_idle
+            && self.ftl.dies[die as usize].victim.is_none()
+            && self.ftl.free_blocks(die) < bg
+            && self.start_victim(die)
+        {
+            self.background_gcs += 1;
         }
     }
 
@@ -319,15 +333,16 @@ impl Ssd {
         }
     }
 
-    /// Claim a GC victim and collect it.
-    fn start_victim(&mut self, die: u32) {
+    /// Claim a GC victim and collect it; false if there was none to claim.
+    fn start_victim(&mut self, die: u32) -> bool {
         if self.ftl.dies[die as usize].victim.is_some() {
-            return;
+            return false;
         }
         let Some(victim) = self.ftl.start_gc(die) else {
-            return;
+            return false;
         };
         self.collect(die, victim);
+        true
     }
 
     /// Queue reads of a claimed victim's valid data, page by page and plane by

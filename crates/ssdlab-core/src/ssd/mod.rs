@@ -111,6 +111,8 @@ pub struct Ssd {
     idle_gen: u32,
     /// The host has been idle for the background-work delay.
     host_idle: bool,
+    /// GC victims started in host idle time.
+    background_gcs: u64,
 }
 
 /// Flash-level counters.
@@ -183,6 +185,7 @@ impl Ssd {
             host_inflight: 0,
             idle_gen: 0,
             host_idle: false,
+            background_gcs: 0,
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -379,9 +382,11 @@ impl Ssd {
         let j = &mut self.jobs[c.job as usize];
         j.inflight -= 1;
         self.host_inflight -= 1;
-        if self.host_inflight == 0 && self.ftl.slc_active && self.cfg.slc.fold_when_idle {
+        let background = (self.ftl.slc_active && self.cfg.slc.fold_when_idle)
+            || self.cfg.ftl.background_gc_blocks > 0;
+        if self.host_inflight == 0 && background {
             self.idle_gen = self.idle_gen.wrapping_add(1);
-            let at = self.q.now() + self.cfg.slc.idle_time.ns();
+            let at = self.q.now() + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
         }
         if c.submit_ns >= self.ramp_ns {
@@ -402,7 +407,7 @@ impl Ssd {
         }
         self.host_idle = true;
         for die in 0..self.geo.dies {
-            self.maybe_fold(die);
+            self.background_work(die);
         }
     }
 

@@ -106,6 +106,7 @@ impl Ssd {
                 "units_programmed": f.units_programmed,
                 "waf": self.ftl.waf(),
                 "gc_victims": f.gc_victims,
+                "background_gc_victims": self.background_gcs,
                 "erases": f.erases,
                 "trimmed_units": f.trimmed_units,
                 "free_blocks": self.ftl.total_free_blocks(),
