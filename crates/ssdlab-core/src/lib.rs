@@ -30,8 +30,18 @@ pub fn run(
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Report {
+    run_jobs(device, vec![workload], opts, progress)
+}
+
+/// Simulate several job sections (fio-style groups and jobs) on one device.
+pub fn run_jobs(
+    device: DeviceConfig,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Report {
     let t0 = std::time::Instant::now();
-    let mut ssd = Ssd::new(device, workload, opts);
+    let mut ssd = Ssd::with_jobs(device, jobs, opts);
     let t1 = std::time::Instant::now();
     ssd.run(progress);
     let sim_wall = t1.elapsed().as_secs_f64();
@@ -54,14 +64,14 @@ pub fn run_from_specs(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let dev = config::load_device(device, device_overrides)?;
-    let wl = config::load_workload(workload_json, workload_overrides, dev.capacity_bytes())?;
+    let jobs = config::load_jobs(workload_json, workload_overrides, dev.capacity_bytes())?;
     let state = DriveState::parse(state).map_err(|m| ConfigError {
         source: String::new(),
         message: m,
     })?;
-    Ok(run(
+    Ok(run_jobs(
         dev,
-        wl,
+        jobs,
         RunOptions {
             state,
             seed,

@@ -11,7 +11,7 @@ mod placement;
 pub mod presets;
 pub mod scheduling;
 pub mod units;
-mod workload;
+pub mod workload;
 
 pub use device::{
     pcie_lane_bytes_per_s, CellType, ControllerConfig, DeviceConfig, FtlConfig, GcPolicy,
@@ -210,6 +210,41 @@ pub fn load_workload(
     let w: WorkloadConfig = deserialize_tree(tree, "workload")?;
     w.validate(capacity).map_err(|m| err("workload", m))?;
     Ok(w)
+}
+
+/// Load a workload of one job (fio options) or several: `{"jobs": [{...}, ...]}`,
+/// each a complete job (the `group` field orders them into stonewall groups). The
+/// overrides apply to every job.
+pub fn load_jobs(
+    json: &str,
+    overrides: &[String],
+    capacity: u64,
+) -> Result<Vec<WorkloadConfig>, ConfigError> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| err("workload", e.to_string()))?;
+    let Some(jobs) = v.get("jobs") else {
+        return Ok(vec![load_workload(json, overrides, capacity)?]);
+    };
+    let list = jobs
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| err("workload", "jobs: must be a non-empty list of jobs"))?;
+    if let Some(k) = v.as_object().and_then(|o| o.keys().find(|k| *k != "jobs")) {
+        return Err(err(
+            "workload",
+            format!("{k}: unknown key next to \"jobs\" (put job options inside each job)"),
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let name = j.get("name").and_then(|n| n.as_str()).unwrap_or("");
+            load_workload(&j.to_string(), overrides, capacity).map_err(|e| ConfigError {
+                source: format!("workload job {i} ({name})"),
+                message: e.message,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

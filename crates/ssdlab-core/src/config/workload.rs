@@ -107,6 +107,123 @@ pub struct WorkloadConfig {
     /// Simulated warm-up time excluded from the statistics.
     #[serde(default)]
     pub ramp_time: Duration,
+    /// Job name (a fio job section's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Reporting group / stonewall phase: groups run one after another on the same
+    /// drive, the jobs of one group together.
+    #[serde(default)]
+    pub group: u32,
+    /// Block size of writes when it differs from reads (fio's `bs=read,write`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_write: Option<Size>,
+    /// Random block size per I/O, a multiple of 512 in [min, max] (fio's `bsrange`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bsrange: Option<(Size, Size)>,
+    /// Weighted block sizes: [[bs, percent], ...] (fio's `bssplit`); percentages sum to 100.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bssplit: Vec<(Size, u32)>,
+    /// Offsets of random I/O: random (uniform), zipf:θ, pareto:h, normal:σ% or
+    /// zoned:pct/range%:... (fio's `random_distribution`).
+    #[serde(default = "default_distribution")]
+    pub random_distribution: String,
+    /// Pause after every `thinktime_blocks` I/Os issued (fio's `thinktime`).
+    #[serde(default)]
+    pub thinktime: Duration,
+    #[serde(default = "default_one")]
+    pub thinktime_blocks: u32,
+    /// Cap on this job's I/Os per second (fio's `rate_iops`; open-loop pacing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
+    /// fio's `rw=...:N` for random patterns: N I/Os at consecutive offsets per random pick.
+    #[serde(default = "default_one")]
+    pub random_run: u32,
+    /// fio's `rw=...:size` for sequential patterns: bytes skipped after each I/O.
+    #[serde(default)]
+    pub seq_skip: Size,
+    /// Seed of this job's random numbers (default: derived from the run's seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub randseed: Option<u64>,
+}
+
+fn default_distribution() -> String {
+    "random".into()
+}
+
+/// A parsed `random_distribution`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Distribution {
+    Uniform,
+    Zipf(f64),
+    Pareto(f64),
+    /// Standard deviation as a fraction of the span, centred in the span.
+    Normal(f64),
+    /// (share of accesses, share of the span) per zone, in order.
+    Zoned(Vec<(f64, f64)>),
+}
+
+impl Distribution {
+    pub fn parse(s: &str) -> Result<Distribution, String> {
+        let bad = |why: &str| {
+            format!(
+                "random_distribution: '{s}' {why} (allowed: random, zipf:θ, pareto:h, normal:σ%, zoned:pct/range%:...)"
+            )
+        };
+        let (kind, arg) = match s.split_once(':') {
+            Some((k, a)) => (k, Some(a)),
+            None => (s, None),
+        };
+        let num = |a: Option<&str>| -> Result<f64, String> {
+            a.ok_or_else(|| bad("needs a parameter"))?
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| bad("has a parameter that is not a number"))
+        };
+        Ok(match kind {
+            "random" if arg.is_none() => Distribution::Uniform,
+            "zipf" => {
+                let t = num(arg)?;
+                if !(t > 0.0 && t.is_finite()) {
+                    return Err(bad("needs θ > 0"));
+                }
+                Distribution::Zipf(t)
+            }
+            "pareto" => {
+                let h = num(arg)?;
+                if !(h > 0.0 && h < 1.0) {
+                    return Err(bad("needs 0 < h < 1"));
+                }
+                Distribution::Pareto(h)
+            }
+            "normal" | "gauss" => {
+                let d = num(arg)?;
+                if !(d > 0.0 && d <= 100.0) {
+                    return Err(bad("needs 0 < σ% <= 100"));
+                }
+                Distribution::Normal(d / 100.0)
+            }
+            "zoned" => {
+                let mut zones = Vec::new();
+                for z in arg.ok_or_else(|| bad("needs zones"))?.split(':') {
+                    let (a, r) = z
+                        .split_once('/')
+                        .ok_or_else(|| bad("has a zone without '/'"))?;
+                    let a: f64 = a.trim().parse().map_err(|_| bad("has a bad zone"))?;
+                    let r: f64 = r.trim().parse().map_err(|_| bad("has a bad zone"))?;
+                    zones.push((a / 100.0, r / 100.0));
+                }
+                let sa: f64 = zones.iter().map(|z| z.0).sum();
+                let sr: f64 = zones.iter().map(|z| z.1).sum();
+                if (sa - 1.0).abs() > 1e-6 || (sr - 1.0).abs() > 1e-6 {
+                    return Err(bad(
+                        "has zones whose access and range shares do not each sum to 100",
+                    ));
+                }
+                Distribution::Zoned(zones)
+            }
+            _ => return Err(bad("is not a distribution")),
+        })
+    }
 }
 
 fn default_rw() -> Rw {
@@ -193,10 +310,10 @@ impl WorkloadConfig {
                     capacity
                 ));
             }
-            if span < bs {
+            if span < self.max_bs() {
                 errs.push(format!(
-                    "size: the span of {span} bytes is smaller than bs {}",
-                    self.bs
+                    "size: the span of {span} bytes is smaller than the block size {}",
+                    super::units::Size(self.max_bs())
                 ));
             }
         }
@@ -219,11 +336,67 @@ impl WorkloadConfig {
                 ));
             }
         }
+        self.validate_fio_extras(&mut errs);
         if errs.is_empty() {
             Ok(())
         } else {
             Err(errs.join("\n"))
         }
+    }
+
+    fn validate_fio_extras(&self, errs: &mut Vec<String>) {
+        let ok_bs = |b: u64| b > 0 && b.is_multiple_of(512) && b <= 128 << 20;
+        if let Some(b) = self.bs_write {
+            if !ok_bs(b.bytes()) {
+                errs.push(format!("bs_write: {b} is not allowed (a positive multiple of 512 bytes, at most 128MiB)"));
+            }
+        }
+        if let Some((lo, hi)) = self.bsrange {
+            if !ok_bs(lo.bytes()) || !ok_bs(hi.bytes()) || lo.bytes() > hi.bytes() {
+                errs.push(format!("bsrange: {lo}-{hi} is not allowed (multiples of 512 bytes, min <= max, at most 128MiB)"));
+            }
+        }
+        if !self.bssplit.is_empty() {
+            let total: u32 = self.bssplit.iter().map(|x| x.1).sum();
+            if total != 100 {
+                errs.push(format!("bssplit: the percentages sum to {total}, not 100"));
+            }
+            if let Some((b, _)) = self.bssplit.iter().find(|(b, _)| !ok_bs(b.bytes())) {
+                errs.push(format!(
+                    "bssplit: block size {b} is not allowed (a positive multiple of 512 bytes)"
+                ));
+            }
+        }
+        if let Err(m) = Distribution::parse(&self.random_distribution) {
+            errs.push(m);
+        }
+        if self.thinktime_blocks == 0 {
+            errs.push("thinktime_blocks: must be > 0".into());
+        }
+        if self.rate_iops == Some(0) {
+            errs.push("rate_iops: must be > 0".into());
+        }
+        if self.random_run == 0 {
+            errs.push("random_run: must be > 0".into());
+        }
+        if !self.seq_skip.bytes().is_multiple_of(512) {
+            errs.push(format!(
+                "seq_skip: {} is not a multiple of 512 bytes",
+                self.seq_skip
+            ));
+        }
+    }
+
+    /// The largest block size this job may issue.
+    pub fn max_bs(&self) -> u64 {
+        let mut m = self.bs.bytes().max(self.bs_write.map_or(0, |b| b.bytes()));
+        if let Some((_, hi)) = self.bsrange {
+            m = m.max(hi.bytes());
+        }
+        for (b, _) in &self.bssplit {
+            m = m.max(b.bytes());
+        }
+        m
     }
 
     /// The LBA span in bytes on a device of `capacity` bytes.

@@ -385,6 +385,7 @@ impl Ssd {
             offset,
             len: seg_bytes,
             submit_ns: now,
+            fetch_ns: now,
             pending: 0,
             placed: 0,
         });

@@ -39,6 +39,8 @@ pub struct Cmd {
     pub offset: u64,
     pub len: u64,
     pub submit_ns: Ns,
+    /// When the device fetched it from its submission queue.
+    pub fetch_ns: Ns,
     /// Flash transactions (or RMW reads) still outstanding.
     pub pending: u32,
     /// Mapping units placed so far (writes waiting for free blocks resume here).
@@ -53,6 +55,17 @@ struct Job {
     stats: JobStats,
     /// Round-robin cursor for the `round-robin` queue policy.
     rr: u32,
+    /// Index of its config in `job_cfgs`, its name and reporting group.
+    cfg: u32,
+    name: String,
+    group: u32,
+    iodepth: u32,
+    /// When its group started, and when its measurement starts (after ramp_time).
+    start_ns: Ns,
+    ramp_ns: Ns,
+    measure_from: Ns,
+    /// Time of the pending HostSubmit wake-up, if any (Ns::MAX: none).
+    wake_at: Ns,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -92,9 +105,14 @@ pub struct Ssd {
     /// Writes whose data arrived but found no die able to take it.
     alloc_waiters: std::collections::VecDeque<u32>,
     jobs: Vec<Job>,
+    /// The first job's workload (queues, queue policy; the report's `workload`).
     workload: WorkloadConfig,
+    /// Every job section's workload.
+    job_cfgs: Vec<WorkloadConfig>,
+    /// Reporting groups in run order, and the one running.
+    groups: Vec<u32>,
+    group_idx: usize,
     queue_policy: QueuePolicy,
-    ramp_ns: Ns,
     unit_bytes: u64,
     buffer_read_ns: Ns,
     pub prep: PrepInfo,
@@ -132,30 +150,58 @@ pub struct Counters {
 }
 
 impl Ssd {
-    /// Build the device, prepare the drive and set up the jobs.
+    /// Build the device, prepare the drive and set up one workload's jobs.
     pub fn new(cfg: DeviceConfig, workload: WorkloadConfig, opts: RunOptions) -> Self {
+        Self::with_jobs(cfg, vec![workload], opts)
+    }
+
+    /// Build the device with several job sections (each with its own numjobs copies).
+    pub fn with_jobs(cfg: DeviceConfig, job_cfgs: Vec<WorkloadConfig>, opts: RunOptions) -> Self {
+        assert!(!job_cfgs.is_empty(), "at least one job");
+        let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
         let mut ftl = Ftl::new(&cfg, opts.verify);
         let prep = prepare(&mut ftl, &cfg, opts.state, opts.seed);
         let capacity = cfg.capacity_bytes();
         let map = map::MapState::new(&cfg, ftl.host_units);
+        let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
             .queues
             .unwrap_or(match workload.queue_policy {
-                QueuePolicy::PerThread => workload.numjobs,
+                QueuePolicy::PerThread => threads,
                 QueuePolicy::RoundRobin => cfg.host.io_queues,
             })
             .min(cfg.host.io_queues)
             .max(1);
-        let jobs = (0..workload.numjobs)
-            .map(|j| Job {
-                gen: JobGen::new(&workload, capacity, opts.seed, j),
-                inflight: 0,
-                done: false,
-                stats: JobStats::default(),
-                rr: j,
-            })
-            .collect();
+        let mut jobs = Vec::new();
+        for (ci, w) in job_cfgs.iter().enumerate() {
+            for _ in 0..w.numjobs {
+                let j = jobs.len() as u32;
+                jobs.push(Job {
+                    gen: JobGen::new(w, capacity, opts.seed, j),
+                    inflight: 0,
+                    done: false,
+                    stats: JobStats::default(),
+                    rr: j,
+                    cfg: ci as u32,
+                    // fio names every clone of a section after the section.
+                    name: match &w.name {
+                        Some(n) => n.clone(),
+                        None if job_cfgs.len() == 1 => format!("job{j}"),
+                        None => format!("job{ci}"),
+                    },
+                    group: w.group,
+                    iodepth: w.iodepth,
+                    start_ns: 0,
+                    ramp_ns: w.ramp_time.ns(),
+                    measure_from: 0,
+                    wake_at: Ns::MAX,
+                });
+            }
+        }
+        let mut groups: Vec<u32> = job_cfgs.iter().map(|w| w.group).collect();
+        groups.sort_unstable();
+        groups.dedup();
         Ssd {
             timing: Timing::new(&cfg),
             pcie: Pcie::new(&cfg),
@@ -169,8 +215,10 @@ impl Ssd {
             buffer: WriteBuffer::new(&cfg),
             alloc_waiters: Default::default(),
             jobs,
+            job_cfgs,
+            groups,
+            group_idx: 0,
             queue_policy: workload.queue_policy,
-            ramp_ns: workload.ramp_time.ns(),
             unit_bytes: geo.unit_bytes,
             buffer_read_ns: cfg.controller.buffer_read.ns(),
             q: EventQueue::new(),
@@ -201,19 +249,14 @@ impl Ssd {
     /// Run until every job has finished. `progress` is called now and then with the
     /// fraction done (0..1); returning false stops the run early.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
-        for j in 0..self.jobs.len() as u32 {
-            self.q.schedule(0, Event::HostSubmit { job: j });
-        }
-        let mut active = self.jobs.len();
+        let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
             let Some(ev) = self.q.pop() else { break };
             match ev {
                 Event::HostSubmit { job } => {
-                    let depth = self.workload.iodepth;
-                    for _ in 0..depth {
-                        self.submit(job);
-                    }
+                    self.jobs[job as usize].wake_at = Ns::MAX;
+                    self.fill_job(job);
                     if self.finish_job_if_done(job) {
                         active -= 1;
                     }
@@ -234,11 +277,16 @@ impl Ssd {
                 Event::HostComplete { cmd } => {
                     let job = self.cmds.get(cmd).job;
                     self.complete(cmd);
-                    self.submit(job);
+                    self.fill_job(job);
                     if self.finish_job_if_done(job) {
                         active -= 1;
                     }
                 }
+            }
+            if active == 0 && self.group_idx + 1 < self.groups.len() {
+                // Stonewall: the next group starts once every job of this one is done.
+                self.group_idx += 1;
+                active = self.start_group(self.group_idx);
             }
             tick = tick.wrapping_add(1);
             if tick & 0xFFFF == 0 && !progress(self.progress()) {
@@ -247,31 +295,78 @@ impl Ssd {
         }
     }
 
+    /// Start the jobs of group `idx` now; returns how many there are.
+    fn start_group(&mut self, idx: usize) -> usize {
+        let now = self.now();
+        let g = self.groups[idx];
+        let mut n = 0;
+        for j in 0..self.jobs.len() {
+            let job = &mut self.jobs[j];
+            if job.group != g {
+                continue;
+            }
+            job.start_ns = now;
+            job.measure_from = now + job.ramp_ns;
+            job.gen.start_at(now);
+            job.wake_at = now;
+            self.q.schedule(now, Event::HostSubmit { job: j as u32 });
+            n += 1;
+        }
+        n
+    }
+
+    /// Submit what the job may: up to its iodepth, within its stop rule and pacing.
+    fn fill_job(&mut self, job: u32) {
+        loop {
+            let now = self.now();
+            let j = &mut self.jobs[job as usize];
+            if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
+                return;
+            }
+            if j.gen.next_at > now {
+                let at = j.gen.next_at;
+                if j.wake_at != at {
+                    j.wake_at = at;
+                    self.q.schedule(at, Event::HostSubmit { job });
+                }
+                return;
+            }
+            self.submit(job);
+        }
+    }
+
     fn progress(&self) -> f64 {
         let now = self.now();
-        let mut f: f64 = 1.0;
+        let cap = self.cfg.capacity_bytes();
+        let mut done = 0.0;
         for j in &self.jobs {
+            let w = &self.job_cfgs[j.cfg as usize];
             let g = &j.gen;
-            let by_time = self
-                .workload
-                .runtime
-                .map(|r| now as f64 / r.ns() as f64)
-                .unwrap_or(0.0);
-            let by_ios = self
-                .workload
-                .number_ios
-                .map(|n| g.issued_ios as f64 / n as f64)
-                .unwrap_or(0.0);
-            let by_bytes = match (self.workload.io_size, self.workload.number_ios) {
-                (Some(b), None) => g.issued_bytes as f64 / b.bytes() as f64,
-                (None, None) if self.workload.runtime.is_none() => {
-                    g.issued_bytes as f64 / self.workload.span(self.cfg.capacity_bytes()) as f64
-                }
-                _ => 0.0,
+            let f = if j.done {
+                1.0
+            } else if j.group != self.groups[self.group_idx] {
+                0.0
+            } else {
+                let by_time = w
+                    .runtime
+                    .map(|r| (now - j.start_ns) as f64 / r.ns() as f64)
+                    .unwrap_or(0.0);
+                let by_ios = w
+                    .number_ios
+                    .map(|n| g.issued_ios as f64 / n as f64)
+                    .unwrap_or(0.0);
+                let by_bytes = match (w.io_size, w.number_ios) {
+                    (Some(b), None) => g.issued_bytes as f64 / b.bytes() as f64,
+                    (None, None) if w.runtime.is_none() => {
+                        g.issued_bytes as f64 / w.span(cap) as f64
+                    }
+                    _ => 0.0,
+                };
+                by_time.max(by_ios).max(by_bytes).min(1.0)
             };
-            f = f.min(by_time.max(by_ios).max(by_bytes).min(1.0));
+            done += f;
         }
-        f
+        done / self.jobs.len().max(1) as f64
     }
 
     fn finish_job_if_done(&mut self, job: u32) -> bool {
@@ -280,7 +375,7 @@ impl Ssd {
         if !j.done && j.inflight == 0 && !j.gen.can_issue(now) {
             j.done = true;
             j.stats.end_ns = now;
-            j.stats.start_ns = self.ramp_ns.min(now);
+            j.stats.start_ns = j.measure_from.min(now);
             return true;
         }
         false
@@ -294,8 +389,11 @@ impl Ssd {
         if !j.gen.can_issue(now) {
             return;
         }
-        let io = j.gen.next_io();
+        let io = j.gen.next_io(now);
         j.inflight += 1;
+        if now >= j.measure_from {
+            j.stats.record_depth(j.inflight);
+        }
         self.host_inflight += 1;
         self.host_idle = false;
         self.ftl.prefetch_lpn((io.offset / self.unit_bytes) as u32);
@@ -314,6 +412,7 @@ impl Ssd {
             offset: io.offset,
             len: io.len,
             submit_ns: now,
+            fetch_ns: now,
             pending: 0,
             placed: 0,
         });
@@ -367,6 +466,7 @@ impl Ssd {
         let now = self.now();
         for i in 0..self.nvme.fetching.len() {
             let cmd = self.nvme.fetching[i];
+            self.cmds.get_mut(cmd).fetch_ns = now;
             let ready = self.cores.process(sq, now);
             self.q.schedule(ready, Event::CmdReady { cmd });
         }
@@ -381,6 +481,7 @@ impl Ssd {
         let c = *self.cmds.get(cmd);
         let j = &mut self.jobs[c.job as usize];
         j.inflight -= 1;
+        j.gen.on_complete(now);
         self.host_inflight -= 1;
         let background = (self.ftl.slc_active && self.cfg.slc.fold_when_idle)
             || self.cfg.ftl.background_gc_blocks > 0;
@@ -389,8 +490,11 @@ impl Ssd {
             let at = self.q.now() + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
         }
-        if c.submit_ns >= self.ramp_ns {
-            j.stats.dirs[c.kind.index()].record(now - c.submit_ns, c.len);
+        if c.submit_ns >= j.measure_from {
+            let d = c.kind.index();
+            j.stats.dirs[d].record(now - c.submit_ns, c.len);
+            j.stats.slat[d].record(c.fetch_ns - c.submit_ns);
+            j.stats.clat[d].record(now - c.fetch_ns);
         }
         self.cmds.remove(cmd);
         let q = &mut self.nvme.sqs[c.sq as usize];

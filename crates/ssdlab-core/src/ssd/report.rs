@@ -27,22 +27,61 @@ fn frac(num: u64, den: u64) -> f64 {
     }
 }
 
+/// fio's per-direction blocks of one job (or group): iops, bandwidth, slat, clat
+/// (percentiles and json+ bins), lat, latency buckets, I/O depths.
+fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
+    let mut o = json!({});
+    for (d, name) in DIRS.iter().enumerate() {
+        let mut v = st.dirs[d].to_json(runtime_ns);
+        v["slat_ns"] = st.slat[d].to_json(false, false);
+        v["clat_ns"] = st.clat[d].to_json(true, true);
+        o[*name] = v;
+    }
+    let mut lat = LatStats::default();
+    for d in &st.dirs {
+        lat.merge(d);
+    }
+    let (ns, us, ms) = lat.latency_buckets();
+    o["latency_ns"] = ns;
+    o["latency_us"] = us;
+    o["latency_ms"] = ms;
+    o["iodepth_level"] = st.iodepth_json();
+    o
+}
+
 impl Ssd {
     pub fn report(&self, wall_time_s: f64) -> Report {
         let sim_ns = self.now();
         let mut jobs = Vec::new();
         let mut total = JobStats::default();
         let mut total_runtime = 0;
-        for (i, j) in self.jobs.iter().enumerate() {
+        let mut groups: Vec<(u32, JobStats, u64)> = Vec::new();
+        for j in self.jobs.iter() {
             let rt = j.stats.runtime_ns();
             total_runtime = total_runtime.max(rt);
-            let mut o = json!({ "jobname": format!("job{i}"), "job_runtime": (rt as f64 / 1e6).round() as u64 });
-            for (d, name) in DIRS.iter().enumerate() {
-                o[*name] = j.stats.dirs[d].to_json(rt);
-                total.dirs[d].merge(&j.stats.dirs[d]);
-            }
+            let mut o = dirs_json(&j.stats, rt);
+            o["jobname"] = json!(j.name);
+            o["groupid"] = json!(j.group);
+            o["job_runtime"] = json!((rt as f64 / 1e6).round() as u64);
             jobs.push(o);
+            total.merge(&j.stats);
+            match groups.iter_mut().find(|g| g.0 == j.group) {
+                Some(g) => {
+                    g.1.merge(&j.stats);
+                    g.2 = g.2.max(rt);
+                }
+                None => groups.push((j.group, j.stats.clone(), rt)),
+            }
         }
+        let groups: Vec<Value> = groups
+            .iter()
+            .map(|(g, st, rt)| {
+                let mut o = dirs_json(st, *rt);
+                o["groupid"] = json!(g);
+                o["job_runtime"] = json!((*rt as f64 / 1e6).round() as u64);
+                o
+            })
+            .collect();
         let mut out = json!({
             "ssdlab_version": crate::VERSION,
             "seed": self.opts.seed,
@@ -51,14 +90,19 @@ impl Ssd {
             "wall_time_s": wall_time_s,
             "events": self.q.processed(),
             "jobs": jobs,
+            "groups": groups,
         });
-        for (d, name) in DIRS.iter().enumerate() {
-            out[*name] = total.dirs[d].to_json(total_runtime);
+        let all = dirs_json(&total, total_runtime);
+        for name in DIRS {
+            out[name] = all[name].clone();
         }
         out["device"] = self.device_stats(sim_ns, &total.dirs);
         out["prep"] = serde_json::to_value(&self.prep).expect("prep");
         out["config"] = serde_json::to_value(&self.cfg).expect("config");
         out["workload"] = serde_json::to_value(&self.workload).expect("workload");
+        if self.job_cfgs.len() > 1 {
+            out["job_configs"] = serde_json::to_value(&self.job_cfgs).expect("jobs");
+        }
         out["queues"] = json!(self.nvme.sqs.len());
         Report { json: out }
     }

@@ -283,6 +283,7 @@ mod tests {
                         offset: 0,
                         len: 4096,
                         submit_ns: read_at,
+                        fetch_ns: read_at,
                         pending: 1,
                         placed: 0,
                     });

@@ -4,7 +4,10 @@
 //! digits) for percentiles; min, max, mean and standard deviation are exact.
 //! Derived figures (IOPS, bandwidth, percentiles) are computed at report time.
 
+pub mod plat;
+
 use hdrhistogram::Histogram;
+pub use plat::PlatStats;
 use serde_json::{json, Map, Value};
 
 /// fio's default completion-latency percentiles.
@@ -119,10 +122,69 @@ impl LatStats {
     }
 }
 
+impl LatStats {
+    /// Share of I/Os (percent) with a latency in (lo, hi] ns, as a difference of
+    /// cumulative counts so that consecutive buckets add up exactly.
+    fn share_between(&self, lo: u64, hi: u64) -> f64 {
+        if self.ios == 0 {
+            return 0.0;
+        }
+        let le = |x: u64| {
+            if x >= self.max {
+                self.ios
+            } else if x == 0 {
+                0
+            } else {
+                self.hist.count_between(0, x)
+            }
+        };
+        le(hi).saturating_sub(le(lo)) as f64 * 100.0 / self.ios as f64
+    }
+
+    /// fio's `latency_ns`, `latency_us`, `latency_ms` buckets: the percentage of I/Os
+    /// whose latency falls at or below each bound and above the previous one.
+    pub fn latency_buckets(&self) -> (Value, Value, Value) {
+        const NS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+        let mut out = [Map::new(), Map::new(), Map::new()];
+        for (k, scale) in [1u64, 1_000, 1_000_000].into_iter().enumerate() {
+            let mut prev = if k == 0 { 0 } else { 1000 * scale / 1000 };
+            for b in NS {
+                let hi = b * scale;
+                let share = if k == 0 || b > 1 {
+                    self.share_between(prev, hi)
+                } else {
+                    0.0
+                };
+                out[k].insert(b.to_string(), json!(share));
+                prev = hi;
+            }
+            if k == 2 {
+                out[k].insert("2000".into(), json!(self.share_between(prev, 2000 * scale)));
+                out[k].insert(
+                    ">=2000".into(),
+                    json!(self.share_between(2000 * scale, u64::MAX)),
+                );
+            }
+        }
+        let [a, b, c] = out;
+        (Value::Object(a), Value::Object(b), Value::Object(c))
+    }
+}
+
+/// fio's I/O depth buckets: 1, 2, 4, 8, 16, 32, >=64.
+pub const IODEPTH_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
+
 /// Per-job statistics: read, write, trim.
 #[derive(Clone, Debug, Default)]
 pub struct JobStats {
+    /// Total latency (submission to completion seen by the host).
     pub dirs: [LatStats; 3],
+    /// Submission latency: the host writes the command until the device fetches it.
+    pub slat: [PlatStats; 3],
+    /// Completion latency: fetched until the completion is seen by the host.
+    pub clat: [PlatStats; 3],
+    /// I/Os submitted at each depth bucket (depth including the new I/O).
+    pub depth: [u64; 7],
     /// When measurement started (end of ramp) and when the job's last I/O completed.
     pub start_ns: u64,
     pub end_ns: u64,
@@ -132,11 +194,61 @@ impl JobStats {
     pub fn runtime_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns)
     }
+
+    /// Count a submission at `depth` outstanding I/Os.
+    #[inline]
+    pub fn record_depth(&mut self, depth: u32) {
+        let b = (31 - depth.max(1).leading_zeros()).min(6) as usize;
+        self.depth[b] += 1;
+    }
+
+    pub fn merge(&mut self, o: &JobStats) {
+        for d in 0..3 {
+            self.dirs[d].merge(&o.dirs[d]);
+            self.slat[d].merge(&o.slat[d]);
+            self.clat[d].merge(&o.clat[d]);
+        }
+        for (a, b) in self.depth.iter_mut().zip(o.depth) {
+            *a += b;
+        }
+    }
+
+    /// fio's `iodepth_level` (percent of submissions per depth bucket).
+    pub fn iodepth_json(&self) -> Value {
+        let total: u64 = self.depth.iter().sum();
+        let mut m = Map::new();
+        for (k, &c) in IODEPTH_KEYS.iter().zip(&self.depth) {
+            let pct = if total > 0 {
+                c as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            };
+            m.insert(k.to_string(), json!(pct));
+        }
+        Value::Object(m)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_buckets_and_depth_levels() {
+        let mut s = LatStats::default();
+        for v in [500u64, 1500, 3_000_000, 3_000_000] {
+            s.record(v, 4096);
+        }
+        let (ns, us, ms) = s.latency_buckets();
+        assert_eq!(ns["500"], 25.0);
+        assert_eq!(us["2"], 25.0);
+        assert_eq!(ms["4"], 50.0);
+        let mut j = JobStats::default();
+        for d in [1, 2, 3, 4, 32, 33, 64, 100] {
+            j.record_depth(d);
+        }
+        assert_eq!(j.depth, [1, 2, 1, 0, 0, 2, 2]);
+    }
 
     #[test]
     fn exact_moments_and_percentiles() {

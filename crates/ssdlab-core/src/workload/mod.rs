@@ -1,10 +1,21 @@
-//! Synthetic I/O generators with fio's semantics: sequential or uniformly random
-//! offsets aligned to `bs` inside [offset, offset+size), read/write mix by
-//! `rwmixread`, stop after `number_ios`, `io_size` bytes or `runtime`.
+//! Synthetic I/O generators with fio's semantics: sequential or random offsets
+//! inside [offset, offset+size), read/write mix by `rwmixread`, block size fixed,
+//! per direction, from `bsrange` or weighted by `bssplit`; random offsets uniform
+//! or skewed (zipf, pareto, normal, zoned); `rw=...:N` modifiers; stop after
+//! `number_ios`, `io_size` bytes or `runtime`; pacing by `rate_iops` (submissions
+//! at most every 1/rate) and `thinktime` (after every `thinktime_blocks` I/Os, the
+//! job stalls for the think time from the next completion).
 //!
-//! Simplifies: random offsets may repeat (fio's `norandommap` behaviour); every job
-//! of a run starts sequential access at `offset` (fio without `offset_increment`).
+//! Simplifies: random offsets may repeat (fio's `norandommap` behaviour); offsets
+//! are aligned to the smallest block size the job issues (fio's default
+//! `blockalign`); every job starts sequential access at `offset` (no
+//! `offset_increment`). Zipf and pareto draw a rank by inverting the continuous
+//! power law (zipf: density ∝ x^-θ; pareto: the first fraction f of the ranks gets
+//! f^h of the accesses... see `Distribution`) and scatter ranks over the span with
+//! a fixed multiplicative permutation, so hot blocks are spread as fio's hashing
+//! spreads them.
 
+use crate::config::workload::Distribution;
 use crate::config::{Rw, WorkloadConfig};
 use crate::sim::{Ns, Rng};
 
@@ -29,27 +40,94 @@ pub struct Io {
     pub len: u64,
 }
 
-/// The per-job generator and its stop rule.
+#[derive(Clone, Debug)]
+enum BlockSizes {
+    Fixed {
+        read: u64,
+        write: u64,
+    },
+    Range {
+        lo: u64,
+        hi: u64,
+    },
+    /// Cumulative percentages with their sizes.
+    Split(Vec<(u32, u64)>),
+}
+
+/// The per-job generator, its stop rule and its pacing.
 #[derive(Clone, Debug)]
 pub struct JobGen {
     rng: Rng,
     rw: Rw,
-    bs: u64,
+    sizes: BlockSizes,
+    align: u64,
+    dist: Distribution,
     mix_read: u64,
     start: u64,
+    span: u64,
     slots: u64,
     next_seq: u64,
+    seq_skip: u64,
+    random_run: u32,
+    run_left: u32,
+    run_next: u64,
     max_ios: u64,
     max_bytes: u64,
+    runtime_ns: Option<Ns>,
     deadline: Ns,
+    /// Pacing: minimum gap between submissions (rate_iops), think time per block.
+    gap_ns: Ns,
+    think_ns: Ns,
+    think_blocks: u64,
+    /// A think period starts at the next completion.
+    think_pending: bool,
+    /// Earliest time of the next submission.
+    pub next_at: Ns,
     pub issued_ios: u64,
     pub issued_bytes: u64,
+}
+
+/// A large odd multiplier for scattering ranks over the span.
+const SCATTER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 impl JobGen {
     pub fn new(w: &WorkloadConfig, capacity: u64, seed: u64, job: u32) -> Self {
         let span = w.span(capacity);
-        let bs = w.bs.bytes();
+        let sizes = if !w.bssplit.is_empty() {
+            let mut acc = 0;
+            BlockSizes::Split(
+                w.bssplit
+                    .iter()
+                    .map(|(b, p)| {
+                        acc += p;
+                        (acc, b.bytes())
+                    })
+                    .collect(),
+            )
+        } else if let Some((lo, hi)) = w.bsrange {
+            BlockSizes::Range {
+                lo: lo.bytes(),
+                hi: hi.bytes(),
+            }
+        } else {
+            BlockSizes::Fixed {
+                read: w.bs.bytes(),
+                write: w.bs_write.map_or(w.bs.bytes(), |b| b.bytes()),
+            }
+        };
+        let align = match &sizes {
+            BlockSizes::Fixed { read, write } => *read.min(write),
+            BlockSizes::Range { lo, .. } => *lo,
+            BlockSizes::Split(v) => v.iter().map(|x| x.1).min().unwrap_or(512),
+        }
+        .max(512);
         let io_size = w.io_size.map(|s| s.bytes());
         let (max_ios, max_bytes) = match (w.number_ios, io_size, w.runtime) {
             (Some(n), _, _) => (n, u64::MAX),
@@ -57,31 +135,138 @@ impl JobGen {
             (None, None, Some(_)) => (u64::MAX, u64::MAX),
             (None, None, None) => (u64::MAX, span), // fio: io_size defaults to size
         };
+        let rng = match w.randseed {
+            Some(s) => Rng::derive(s, 1 + job as u64),
+            None => Rng::derive(seed, 1 + job as u64),
+        };
         JobGen {
-            rng: Rng::derive(seed, 1 + job as u64),
+            rng,
             rw: w.rw,
-            bs,
+            sizes,
+            align,
+            dist: Distribution::parse(&w.random_distribution).unwrap_or(Distribution::Uniform),
             mix_read: w.rwmixread as u64,
             start: w.offset.bytes(),
-            slots: (span / bs).max(1),
+            span,
+            slots: (span / align).max(1),
             next_seq: 0,
+            seq_skip: w.seq_skip.bytes(),
+            random_run: w.random_run.max(1),
+            run_left: 0,
+            run_next: 0,
             max_ios,
             max_bytes,
+            runtime_ns: w.runtime.map(|r| r.ns()),
             deadline: w.runtime.map(|r| r.ns()).unwrap_or(Ns::MAX),
+            gap_ns: w.rate_iops.map_or(0, |r| 1_000_000_000 / r.max(1)),
+            think_ns: w.thinktime.ns(),
+            think_blocks: w.thinktime_blocks.max(1) as u64,
+            think_pending: false,
+            next_at: 0,
             issued_ios: 0,
             issued_bytes: 0,
         }
     }
 
-    /// May the job issue another I/O at time `now`?
+    /// The job starts (its group begins) at `now`: runtime counts from here.
+    pub fn start_at(&mut self, now: Ns) {
+        self.deadline = self.runtime_ns.map_or(Ns::MAX, |r| now.saturating_add(r));
+        self.next_at = now;
+    }
+
+    /// May the job issue another I/O at time `now` (stop rule only, not pacing)?
     #[inline]
     pub fn can_issue(&self, now: Ns) -> bool {
         self.issued_ios < self.max_ios && self.issued_bytes < self.max_bytes && now < self.deadline
     }
 
-    /// The next I/O (call only when `can_issue`).
+    fn pick_bs(&mut self, kind: OpKind) -> u64 {
+        match &self.sizes {
+            BlockSizes::Fixed { read, write } => {
+                if kind == OpKind::Write {
+                    *write
+                } else {
+                    *read
+                }
+            }
+            BlockSizes::Range { lo, hi } => {
+                let steps = (hi - lo) / 512 + 1;
+                lo + self.rng.below(steps) * 512
+            }
+            BlockSizes::Split(v) => {
+                let r = self.rng.below(100) as u32;
+                v.iter()
+                    .find(|(acc, _)| r < *acc)
+                    .map_or(v[v.len() - 1].1, |x| x.1)
+            }
+        }
+    }
+
+    /// A random slot under the job's distribution.
+    fn random_slot(&mut self) -> u64 {
+        let n = self.slots;
+        let rank = match &self.dist {
+            Distribution::Uniform => return self.rng.below(n),
+            Distribution::Zipf(theta) => {
+                let u = self.rng.unit_f64();
+                let nf = n as f64;
+                let x = if (theta - 1.0).abs() < 1e-9 {
+                    nf.powf(u)
+                } else {
+                    let a = 1.0 - theta;
+                    ((nf.powf(a) - 1.0) * u + 1.0).powf(1.0 / a)
+                };
+                (x as u64).saturating_sub(1).min(n - 1)
+            }
+            Distribution::Pareto(h) => {
+                // The first fraction f of the ranks receives f^h of the accesses.
+                let u = self.rng.unit_f64();
+                ((u.powf(1.0 / h) * n as f64) as u64).min(n - 1)
+            }
+            Distribution::Normal(sd) => {
+                // Box-Muller, centred in the span, clamped to it.
+                let (u1, u2) = (self.rng.unit_f64().max(1e-300), self.rng.unit_f64());
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let x = 0.5 + z * sd;
+                return ((x.clamp(0.0, 1.0 - 1e-12)) * n as f64) as u64;
+            }
+            Distribution::Zoned(zones) => {
+                let mut r = self.rng.unit_f64();
+                let mut base = 0.0;
+                for &(acc, range) in zones {
+                    if r < acc || acc == zones[zones.len() - 1].0 {
+                        let within = (r / acc.max(1e-12)).min(1.0 - 1e-12);
+                        let x = (base + within * range).min(1.0 - 1e-12);
+                        return (x * n as f64) as u64;
+                    }
+                    r -= acc;
+                    base += range;
+                }
+                return self.rng.below(n);
+            }
+        };
+        // Spread ranks over the span by a fixed bijection.
+        let mut m = SCATTER % n;
+        while n > 1 && gcd(m, n) != 1 {
+            m += 1;
+        }
+        ((rank as u128 * m.max(1) as u128) % n as u128) as u64
+    }
+
+    /// One of the job's I/Os completed at `now`: a due think period starts (fio's
+    /// thinktime stalls the job after `thinktime_blocks` I/Os have been issued and
+    /// one completes).
     #[inline]
-    pub fn next_io(&mut self) -> Io {
+    pub fn on_complete(&mut self, now: Ns) {
+        if self.think_pending {
+            self.think_pending = false;
+            self.next_at = self.next_at.max(now + self.think_ns);
+        }
+    }
+
+    /// The next I/O (call only when `can_issue`); also advances the pacing clock.
+    #[inline]
+    pub fn next_io(&mut self, now: Ns) -> Io {
         let kind = match self.rw {
             Rw::Read | Rw::RandRead => OpKind::Read,
             Rw::Write | Rw::RandWrite => OpKind::Write,
@@ -94,19 +279,43 @@ impl JobGen {
                 }
             }
         };
-        let slot = if self.rw.is_random() {
-            self.rng.below(self.slots)
+        let len = self.pick_bs(kind);
+        let mut off = if self.rw.is_random() {
+            if self.run_left == 0 {
+                self.run_next = self.random_slot() * self.align;
+                self.run_left = self.random_run;
+            }
+            self.run_left -= 1;
+            let o = self.run_next;
+            self.run_next = (self.run_next + len) % self.span.max(1);
+            o
         } else {
-            let s = self.next_seq;
-            self.next_seq = (self.next_seq + 1) % self.slots;
-            s
+            let o = self.next_seq;
+            self.next_seq += len + self.seq_skip;
+            if self.next_seq + self.align > self.span {
+                self.next_seq = 0;
+            }
+            o
         };
+        if off + len > self.span {
+            // Keep the I/O inside the span (aligned down).
+            off = (self.span - len.min(self.span)) / self.align * self.align;
+        }
         self.issued_ios += 1;
-        self.issued_bytes += self.bs;
+        self.issued_bytes += len;
+        // Pacing for the next submission.
+        let mut next = self.next_at.max(now);
+        if self.gap_ns > 0 {
+            next = self.next_at.saturating_add(self.gap_ns).max(now);
+        }
+        if self.think_ns > 0 && self.issued_ios.is_multiple_of(self.think_blocks) {
+            self.think_pending = true;
+        }
+        self.next_at = next;
         Io {
             kind,
-            offset: self.start + slot * self.bs,
-            len: self.bs,
+            offset: self.start + off,
+            len,
         }
     }
 }
@@ -128,7 +337,7 @@ mod tests {
             0,
         );
         let offs: Vec<u64> =
-            std::iter::from_fn(|| g.can_issue(0).then(|| g.next_io().offset)).collect();
+            std::iter::from_fn(|| g.can_issue(0).then(|| g.next_io(0).offset)).collect();
         assert_eq!(offs, vec![8192, 12288, 16384, 20480, 8192, 12288]);
     }
 
@@ -142,7 +351,7 @@ mod tests {
         );
         let mut reads = 0;
         while g.can_issue(0) {
-            let io = g.next_io();
+            let io = g.next_io(0);
             assert_eq!(io.offset % 8192, 0);
             assert!(io.offset + io.len <= 1 << 30);
             reads += (io.kind == OpKind::Read) as u32;
@@ -161,7 +370,7 @@ mod tests {
         );
         let mut n = 0;
         while g.can_issue(0) {
-            g.next_io();
+            g.next_io(0);
             n += 1;
         }
         assert_eq!(n, 16);

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test file uses a subset).
+#![allow(dead_code)]
 
 use serde_json::Value;
 use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
