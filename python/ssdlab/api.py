@@ -125,6 +125,8 @@ def run(
 
     ``device`` is a preset name, a path to a .toml/.json device file, or a dict with the
     same sections. ``set`` overrides device fields by dotted name (``{"nand.t_read": "60us"}``).
+    ``workload`` may also be ``{"jobs": [{...}, ...]}``: several jobs, each with a
+    ``group`` (groups run one after another) and a ``name``.
     ``state`` is the drive's condition before the run: fresh, full or steady, or seed
     000's normal (= fresh), sustain (SLC cache full) or aging (steady, SLC cache full).
     The GIL is released while the simulation runs.
@@ -132,13 +134,18 @@ def run(
     kind, text, origin = _device_args(device)
     if not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    if isinstance(workload, Mapping) and "jobs" in workload:
+        # Several jobs (e.g. from a fio job file): passed whole, each a dict of options.
+        wl_json, wl_args = json.dumps(_drop_none(workload)), []
+    else:
+        wl_json, wl_args = "{}", _workload_args(workload)
     out = _core.run(
         kind,
         text,
         origin,
         _overrides(set),
-        "{}",
-        _workload_args(workload),
+        wl_json,
+        wl_args,
         _check_state(state),
         seed,
         verify,

@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Modules that add subcommands through a ``register(subparsers)`` function.
-EXTRA_COMMAND_MODULES: list[str] = ["ssdlab.studies.cli"]
+EXTRA_COMMAND_MODULES: list[str] = ["ssdlab.studies.cli", "ssdlab.fio.cli"]
 _EXTRA_COMMANDS: list = []
 
 

@@ -203,13 +203,19 @@ impl Distribution {
                 Distribution::Normal(d / 100.0)
             }
             "zoned" => {
-                let mut zones = Vec::new();
-                for z in arg.ok_or_else(|| bad("needs zones"))?.split(':') {
+                let mut zones: Vec<(f64, f64)> = Vec::new();
+                let parts: Vec<&str> = arg.ok_or_else(|| bad("needs zones"))?.split(':').collect();
+                for (i, z) in parts.iter().enumerate() {
                     let (a, r) = z
                         .split_once('/')
                         .ok_or_else(|| bad("has a zone without '/'"))?;
                     let a: f64 = a.trim().parse().map_err(|_| bad("has a bad zone"))?;
-                    let r: f64 = r.trim().parse().map_err(|_| bad("has a bad zone"))?;
+                    // fio: the last zone's range may be left out (the rest of the span).
+                    let r: f64 = if r.trim().is_empty() && i + 1 == parts.len() {
+                        100.0 - zones.iter().map(|z| z.1 * 100.0).sum::<f64>()
+                    } else {
+                        r.trim().parse().map_err(|_| bad("has a bad zone"))?
+                    };
                     zones.push((a / 100.0, r / 100.0));
                 }
                 let sa: f64 = zones.iter().map(|z| z.0).sum();

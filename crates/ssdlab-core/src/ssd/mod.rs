@@ -131,6 +131,9 @@ pub struct Ssd {
     host_idle: bool,
     /// GC victims started in host idle time.
     background_gcs: u64,
+    /// Time with at least one host command outstanding (fio's disk util).
+    host_busy_ns: u64,
+    host_busy_since: Ns,
 }
 
 /// Flash-level counters.
@@ -234,6 +237,8 @@ impl Ssd {
             idle_gen: 0,
             host_idle: false,
             background_gcs: 0,
+            host_busy_ns: 0,
+            host_busy_since: 0,
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -391,6 +396,9 @@ impl Ssd {
         }
         let io = j.gen.next_io(now);
         j.inflight += 1;
+        if self.host_inflight == 0 {
+            self.host_busy_since = now;
+        }
         if now >= j.measure_from {
             j.stats.record_depth(j.inflight);
         }
@@ -483,6 +491,9 @@ impl Ssd {
         j.inflight -= 1;
         j.gen.on_complete(now);
         self.host_inflight -= 1;
+        if self.host_inflight == 0 {
+            self.host_busy_ns += now - self.host_busy_since;
+        }
         let background = (self.ftl.slc_active && self.cfg.slc.fold_when_idle)
             || self.cfg.ftl.background_gc_blocks > 0;
         if self.host_inflight == 0 && background {
@@ -495,6 +506,7 @@ impl Ssd {
             j.stats.dirs[d].record(now - c.submit_ns, c.len);
             j.stats.slat[d].record(c.fetch_ns - c.submit_ns);
             j.stats.clat[d].record(now - c.fetch_ns);
+            j.stats.samplers[d].record(now - j.measure_from, c.len);
         }
         self.cmds.remove(cmd);
         let q = &mut self.nvme.sqs[c.sq as usize];

@@ -34,6 +34,11 @@ fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
     for (d, name) in DIRS.iter().enumerate() {
         let mut v = st.dirs[d].to_json(runtime_ns);
         v["slat_ns"] = st.slat[d].to_json(false, false);
+        if let Value::Object(m) = st.samplers[d].to_json(runtime_ns) {
+            for (k, x) in m {
+                v[k] = x;
+            }
+        }
         v["clat_ns"] = st.clat[d].to_json(true, true);
         o[*name] = v;
     }
@@ -197,6 +202,7 @@ impl Ssd {
         };
         dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
         dev["scheduler"] = self.sched.to_json();
+        dev["host_busy_ns"] = json!(self.host_busy_ns);
         let unit = self.unit_bytes;
         dev["slc"] = json!({
             "enabled": self.geo.native_blocks_per_die < self.geo.blocks_per_die,

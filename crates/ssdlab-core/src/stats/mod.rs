@@ -171,6 +171,100 @@ impl LatStats {
     }
 }
 
+/// fio's bandwidth and IOPS samples: bytes and I/Os completed in each window of
+/// `BW_WINDOW_NS` (fio's default `bw_avg_time`/`iops_avg_time` of 500 ms) since the
+/// job's measurement began.
+pub const BW_WINDOW_NS: u64 = 500_000_000;
+
+#[derive(Clone, Debug, Default)]
+pub struct Sampler {
+    window: u64,
+    bytes: u64,
+    ios: u64,
+    /// Closed windows: (bytes, ios).
+    pub samples: Vec<(u64, u64)>,
+}
+
+impl Sampler {
+    #[inline]
+    pub fn record(&mut self, since_start_ns: u64, bytes: u64) {
+        let w = since_start_ns / BW_WINDOW_NS;
+        while self.window < w {
+            self.samples.push((self.bytes, self.ios));
+            self.bytes = 0;
+            self.ios = 0;
+            self.window += 1;
+        }
+        self.bytes += bytes;
+        self.ios += 1;
+    }
+
+    /// Add another job's samples window by window (group reporting).
+    pub fn merge(&mut self, o: &Sampler) {
+        if o.samples.len() > self.samples.len() {
+            self.samples.resize(o.samples.len(), (0, 0));
+        }
+        for (a, b) in self.samples.iter_mut().zip(&o.samples) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        if o.window == self.window {
+            self.bytes += o.bytes;
+            self.ios += o.ios;
+        } else if o.window > self.window {
+            self.window = o.window;
+            self.bytes = o.bytes;
+            self.ios = o.ios;
+        }
+    }
+
+    fn stats(v: &[f64]) -> (f64, f64, f64, f64) {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = if v.len() > 1 {
+            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        let min = v.iter().cloned().fold(f64::MAX, f64::min);
+        let max = v.iter().cloned().fold(0.0, f64::max);
+        (min, max, mean, var.sqrt())
+    }
+
+    /// fio's bw_min/max/mean/dev/samples (KiB/s) and iops_min/.../samples; a run
+    /// shorter than one window gives one sample scaled from its length.
+    pub fn to_json(&self, runtime_ns: u64) -> Value {
+        let secs = BW_WINDOW_NS as f64 / 1e9;
+        let mut kib: Vec<f64> = self
+            .samples
+            .iter()
+            .map(|s| s.0 as f64 / 1024.0 / secs)
+            .collect();
+        let mut iops: Vec<f64> = self.samples.iter().map(|s| s.1 as f64 / secs).collect();
+        let tail_ns = runtime_ns.saturating_sub(self.window * BW_WINDOW_NS);
+        if kib.is_empty() && self.ios > 0 && tail_ns > 0 {
+            let t = tail_ns as f64 / 1e9;
+            kib.push(self.bytes as f64 / 1024.0 / t);
+            iops.push(self.ios as f64 / t);
+        }
+        if kib.is_empty() {
+            return json!({
+                "bw_min": 0, "bw_max": 0, "bw_agg": 0.0, "bw_mean": 0.0, "bw_dev": 0.0,
+                "bw_samples": 0, "iops_min": 0, "iops_max": 0, "iops_mean": 0.0,
+                "iops_stddev": 0.0, "iops_samples": 0,
+            });
+        }
+        let (bmin, bmax, bmean, bdev) = Self::stats(&kib);
+        let (imin, imax, imean, idev) = Self::stats(&iops);
+        json!({
+            "bw_min": bmin as u64, "bw_max": bmax as u64, "bw_agg": 100.0, "bw_mean": bmean,
+            "bw_dev": bdev, "bw_samples": kib.len(),
+            "iops_min": imin as u64, "iops_max": imax as u64, "iops_mean": imean,
+            "iops_stddev": idev, "iops_samples": iops.len(),
+        })
+    }
+}
+
 /// fio's I/O depth buckets: 1, 2, 4, 8, 16, 32, >=64.
 pub const IODEPTH_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
 
@@ -185,6 +279,8 @@ pub struct JobStats {
     pub clat: [PlatStats; 3],
     /// I/Os submitted at each depth bucket (depth including the new I/O).
     pub depth: [u64; 7],
+    /// Bandwidth/IOPS samples per direction.
+    pub samplers: [Sampler; 3],
     /// When measurement started (end of ramp) and when the job's last I/O completed.
     pub start_ns: u64,
     pub end_ns: u64,
@@ -207,6 +303,7 @@ impl JobStats {
             self.dirs[d].merge(&o.dirs[d]);
             self.slat[d].merge(&o.slat[d]);
             self.clat[d].merge(&o.clat[d]);
+            self.samplers[d].merge(&o.samplers[d]);
         }
         for (a, b) in self.depth.iter_mut().zip(o.depth) {
             *a += b;

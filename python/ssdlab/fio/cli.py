@@ -1,0 +1,69 @@
+"""``ssdlab fio JOBFILE``: shaped like the fio command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fio", help="run a fio job file on a simulated drive (fio output formats)")
+    p.add_argument("jobfile")
+    p.add_argument("--device", default="client-tlc-dram", help="preset name or device file")
+    p.add_argument("--state", default="full", help="drive condition (default: full)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="device override, e.g. nand.t_read=60us")  # fmt: skip
+    p.add_argument("--output-format", default="normal",
+                   help="normal, json, json+ or terse (comma-separated for several)")  # fmt: skip
+    p.add_argument("--output", default=None, help="write to FILE instead of stdout")
+    p.add_argument("--parse-only", action="store_true", help="check the job file and exit")
+    p.add_argument("--max-ios", type=int, default=200_000,
+                   help="cap on I/Os per job (0 = none; default 200000)")  # fmt: skip
+    p.set_defaults(func=cmd_fio)
+
+
+def cmd_fio(args: argparse.Namespace) -> int:
+    from ssdlab import api
+    from ssdlab.cli import UsageError, write_atomically
+    from ssdlab.fio import FORMATS, JobFileError, format_output, load_jobfile
+    from ssdlab.fio.options import finish
+    from ssdlab.fio.output import to_fio_json
+
+    fmts = [f.strip() for f in args.output_format.split(",") if f.strip()]
+    for f in fmts:
+        if f not in FORMATS:
+            raise UsageError(
+                f"--output-format: '{f}' is not a format (allowed: {', '.join(FORMATS)})"
+            )
+    try:
+        jf = load_jobfile(args.jobfile, max_ios=args.max_ios or None)
+    except JobFileError as e:
+        raise UsageError(str(e)) from None
+    if jf.not_simulated:
+        print(f"ssdlab: not simulated: {', '.join(jf.not_simulated)}", file=sys.stderr)
+    if args.parse_only:
+        return 0
+    cap = api.validate(args.device, set=args.set)["capacity_bytes"]
+    try:
+        jobs = finish(jf, cap)
+    except JobFileError as e:
+        raise UsageError(str(e)) from None
+    report = api.run(args.device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
+    data = report.to_dict()
+    text = ""
+    for f in fmts:
+        doc = to_fio_json(data, jf, plus=(f == "json+"))
+        text += format_output(doc, jf, f)
+    capped = [j.name for j in jf.jobs if j.capped]
+    if capped:
+        print(
+            f"ssdlab: I/Os capped at {args.max_ios} per job for: {', '.join(capped)} "
+            "(--max-ios 0 lifts the cap)",
+            file=sys.stderr,
+        )
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
