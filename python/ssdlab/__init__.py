@@ -17,6 +17,7 @@ from ssdlab.api import (
     validate_workload,
 )
 from ssdlab.report import Report
+from ssdlab.trace import replay, trace_stats, trace_workload
 from ssdlab.workloads import WORKLOADS, named_workload
 
 __all__ = [
@@ -27,8 +28,11 @@ __all__ = [
     "named_workload",
     "preset_toml",
     "presets",
+    "replay",
     "run",
     "run_many",
+    "trace_stats",
+    "trace_workload",
     "validate",
     "validate_workload",
 ]

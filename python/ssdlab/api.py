@@ -134,8 +134,15 @@ def run(
     kind, text, origin = _device_args(device)
     if not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
-    if isinstance(workload, Mapping) and "jobs" in workload:
-        # Several jobs (e.g. from a fio job file): passed whole, each a dict of options.
+    if isinstance(workload, str):
+        from ssdlab.workloads import named_workload
+
+        workload = named_workload(workload)
+    if isinstance(workload, Mapping) and (
+        "jobs" in workload or any(isinstance(v, Mapping) for v in workload.values())
+    ):
+        # Several jobs (e.g. from a fio job file), or a job with a section such as
+        # "trace": passed whole as JSON.
         wl_json, wl_args = json.dumps(_drop_none(workload)), []
     else:
         wl_json, wl_args = "{}", _workload_args(workload)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ssdlab import api
 from ssdlab.api import ConfigError
-from ssdlab.workloads import WORKLOADS
+from ssdlab.workloads import IOMETER_PREFIX, WORKLOADS, named_workload
 
 # fio options that `ssdlab run` takes as flags (fio's names and meanings).
 FIO_FLAGS = [
@@ -63,8 +63,8 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def _load_workload_arg(value: str) -> dict:
-    if value in WORKLOADS:
-        return dict(WORKLOADS[value])
+    if value in WORKLOADS or value.startswith(IOMETER_PREFIX):
+        return named_workload(value)
     p = Path(value)
     if p.is_file():
         try:
@@ -75,8 +75,8 @@ def _load_workload_arg(value: str) -> dict:
             raise UsageError(f"{p}: a workload file holds one JSON object of fio options")
         return data
     raise UsageError(
-        f"--workload: '{value}' is neither a named workload ({', '.join(WORKLOADS)}) "
-        "nor a JSON file"
+        f"--workload: '{value}' is neither a named workload ({', '.join(WORKLOADS)}), "
+        "an iometer:SIZE,%SPEC,%READ,%RANDOM access spec, nor a JSON file"
     )
 
 
@@ -103,7 +103,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     # An explicit stop rule replaces the default one rather than adding to it.
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
-    workload.update(given)
+    if "jobs" in workload:
+        for j in workload["jobs"]:
+            j.update(given)
+    else:
+        workload.update(given)
     report = api.run(
         args.device,
         workload,
@@ -146,6 +150,10 @@ def cmd_workloads(args: argparse.Namespace) -> int:
     width = max(len(n) for n in WORKLOADS)
     for name, opts in WORKLOADS.items():
         print(f"{name:<{width}}  " + " ".join(f"{k}={v}" for k, v in opts.items()))
+    print(
+        "\nAlso: iometer:SIZE,%SPEC,%READ,%RANDOM[,DELAY,BURST,ALIGN,REPLY] (IOMeter access-spec"
+        " lines, ';'-separated), a JSON file of fio options, or a fio job file (ssdlab fio)."
+    )
     return 0
 
 
@@ -218,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Modules that add subcommands through a ``register(subparsers)`` function.
-EXTRA_COMMAND_MODULES: list[str] = ["ssdlab.studies.cli", "ssdlab.fio.cli"]
+EXTRA_COMMAND_MODULES: list[str] = ["ssdlab.studies.cli", "ssdlab.fio.cli", "ssdlab.trace"]
 _EXTRA_COMMANDS: list = []
 
 

@@ -119,7 +119,13 @@ class Report:
             f"  state {d.get('state')}  seed {d.get('seed')}",
         ]
         wl = d.get("workload", {})
-        if wl:
+        if wl.get("trace"):
+            t = wl["trace"]
+            lines.append(
+                f"trace {t.get('path')}  mode={t.get('mode')}  iodepth={wl.get('iodepth')}"
+                f"  lba={t.get('lba')}  speedup={t.get('speedup')}"
+            )
+        elif wl:
             lines.append(
                 "workload rw={rw} bs={bs} iodepth={iodepth} numjobs={numjobs} queues={q}".format(
                     rw=wl.get("rw"),

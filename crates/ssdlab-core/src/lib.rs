@@ -14,6 +14,7 @@ pub mod nand;
 pub mod sim;
 pub mod ssd;
 pub mod stats;
+pub mod trace;
 pub mod workload;
 
 pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};

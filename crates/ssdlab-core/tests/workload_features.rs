@@ -243,3 +243,18 @@ fn bad_fio_values_are_clear_errors() {
         .to_string();
     assert!(e.contains("jobs: must be a non-empty list"), "{e}");
 }
+
+#[test]
+fn percentage_random_mixes_random_and_sequential_offsets() {
+    let follows = |json: &str| {
+        let v = offsets(json, 20_000);
+        v.windows(2).filter(|w| w[1].0 == w[0].0 + w[0].1).count() as f64 / (v.len() - 1) as f64
+    };
+    let all = follows(r#"{"rw":"randread","bs":"4k"}"#);
+    let none = follows(r#"{"rw":"randread","bs":"4k","percentage_random":0}"#);
+    let thirty = follows(r#"{"rw":"randread","bs":"4k","percentage_random":30}"#);
+    assert!(all < 0.01, "{all}");
+    assert!(none > 0.999, "{none}");
+    assert!((thirty - 0.7).abs() < 0.02, "{thirty}");
+    assert!(load_workload(r#"{"percentage_random":101}"#, &[], CAP).is_err());
+}

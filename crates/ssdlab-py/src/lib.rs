@@ -135,6 +135,26 @@ fn validate_workload(
     Ok(serde_json::to_string(&w).expect("workload serialises"))
 }
 
+/// Statistics of a block trace from one streaming pass; returns JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, format=None, skip_bad_lines=0))]
+fn trace_stats(
+    py: Python<'_>,
+    path: String,
+    format: Option<String>,
+    skip_bad_lines: u64,
+) -> PyResult<String> {
+    let fmt = format
+        .as_deref()
+        .map(ssdlab_core::trace::TraceFormat::parse)
+        .transpose()
+        .map_err(|m| ConfigError::new_err(format!("--format: {m}")))?;
+    let stats = py.allow_threads(move || ssdlab_core::trace::scan(&path, fmt, skip_bad_lines));
+    stats
+        .map(|s| serde_json::to_string(&s).expect("stats serialise"))
+        .map_err(|e| ConfigError::new_err(e.message))
+}
+
 /// (name, description) of every shipped device preset.
 #[pyfunction]
 fn presets() -> Vec<(String, String)> {
@@ -155,6 +175,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     Ok(())
 }

@@ -308,6 +308,9 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
             loops = parse_int(v, w, n)
         elif n == "random_distribution":
             spec["random_distribution"] = v.strip()
+        elif n == "percentage_random":
+            vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
+            spec["percentage_random"] = vals[0]
         elif n == "randseed":
             spec["randseed"] = parse_int(v, w, n)
         elif n == "thinktime":

@@ -207,8 +207,22 @@ pub fn load_workload(
     if let Some(rw) = tree.get("rw").and_then(|r| r.as_str()) {
         Rw::parse(rw).map_err(|m| err("workload", m))?;
     }
-    let w: WorkloadConfig = deserialize_tree(tree, "workload")?;
+    let mut w: WorkloadConfig = deserialize_tree(tree, "workload")?;
     w.validate(capacity).map_err(|m| err("workload", m))?;
+    if let Some(t) = &w.trace {
+        // One streaming pass: every line parses (or is skipped within budget), and
+        // the LBA range and statistics are known before the replay.
+        let fmt = t.validate().map_err(|m| err("workload", m))?;
+        let stats = crate::trace::scan(&t.path, fmt, t.skip_bad_lines)
+            .map_err(|e| err("trace", e.message))?;
+        if stats.requests == 0 {
+            return Err(err(
+                "trace",
+                format!("{}: no requests in the trace", t.path),
+            ));
+        }
+        w.trace_stats = Some(stats);
+    }
     Ok(w)
 }
 

@@ -138,12 +138,27 @@ pub struct WorkloadConfig {
     /// fio's `rw=...:N` for random patterns: N I/Os at consecutive offsets per random pick.
     #[serde(default = "default_one")]
     pub random_run: u32,
+    /// fio's `percentage_random`: of a random pattern's I/Os, this share (in %) is
+    /// random and the rest continue sequentially after the previous one.
+    #[serde(default = "default_hundred")]
+    pub percentage_random: u32,
     /// fio's `rw=...:size` for sequential patterns: bytes skipped after each I/O.
     #[serde(default)]
     pub seq_skip: Size,
     /// Seed of this job's random numbers (default: derived from the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randseed: Option<u64>,
+    /// Replay a block trace instead of generating I/O (rw, bs and the stop rules
+    /// other than the trace's own do not apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::replay::TraceConfig>,
+    /// Statistics of the trace from the loading pass (not an option).
+    #[serde(skip)]
+    pub trace_stats: Option<crate::trace::TraceStats>,
+}
+
+fn default_hundred() -> u32 {
+    100
 }
 
 fn default_distribution() -> String {
@@ -376,11 +391,25 @@ impl WorkloadConfig {
         if let Err(m) = Distribution::parse(&self.random_distribution) {
             errs.push(m);
         }
+        if let Some(t) = &self.trace {
+            if let Err(m) = t.validate() {
+                errs.push(m);
+            }
+            if self.numjobs != 1 {
+                errs.push("numjobs: a trace is replayed by one job (numjobs = 1)".into());
+            }
+        }
         if self.thinktime_blocks == 0 {
             errs.push("thinktime_blocks: must be > 0".into());
         }
         if self.rate_iops == Some(0) {
             errs.push("rate_iops: must be > 0".into());
+        }
+        if self.percentage_random > 100 {
+            errs.push(format!(
+                "percentage_random: {} must be 0..100",
+                self.percentage_random
+            ));
         }
         if self.random_run == 0 {
             errs.push("random_run: must be > 0".into());

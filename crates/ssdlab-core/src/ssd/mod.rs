@@ -26,7 +26,8 @@ use crate::host::{Nvme, Pcie, DOORBELL_BYTES};
 use crate::nand::{Channel, Die, Geometry, Timing};
 use crate::sim::{Event, EventQueue, Ns};
 use crate::stats::JobStats;
-use crate::workload::{JobGen, OpKind};
+use crate::trace::replay::{ReplayMode, TraceSource};
+use crate::workload::{Io, JobGen, OpKind};
 
 pub use report::Report;
 
@@ -66,6 +67,9 @@ struct Job {
     measure_from: Ns,
     /// Time of the pending HostSubmit wake-up, if any (Ns::MAX: none).
     wake_at: Ns,
+    /// The trace this job replays, if it is a replay job.
+    trace: Option<Box<TraceSource>>,
+    trace_error: Option<String>,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -180,6 +184,19 @@ impl Ssd {
         for (ci, w) in job_cfgs.iter().enumerate() {
             for _ in 0..w.numjobs {
                 let j = jobs.len() as u32;
+                let (trace, trace_error) = match &w.trace {
+                    Some(t) => {
+                        let end = w
+                            .trace_stats
+                            .as_ref()
+                            .map_or(capacity, |s| s.offset_max_end);
+                        match TraceSource::new(t, capacity, end) {
+                            Ok(src) => (Some(Box::new(src)), None),
+                            Err(e) => (None, Some(e)),
+                        }
+                    }
+                    None => (None, None),
+                };
                 jobs.push(Job {
                     gen: JobGen::new(w, capacity, opts.seed, j),
                     inflight: 0,
@@ -199,6 +216,8 @@ impl Ssd {
                     ramp_ns: w.ramp_time.ns(),
                     measure_from: 0,
                     wake_at: Ns::MAX,
+                    trace,
+                    trace_error,
                 });
             }
         }
@@ -300,6 +319,33 @@ impl Ssd {
         }
     }
 
+    /// A replay job: closed loop at its iodepth, or each request at its arrival time.
+    fn fill_trace_job(&mut self, job: u32) {
+        loop {
+            let now = self.now();
+            let j = &mut self.jobs[job as usize];
+            if j.done {
+                return;
+            }
+            let tr = j.trace.as_mut().expect("a replay job");
+            let Some(due) = tr.due(j.start_ns) else {
+                return;
+            };
+            if tr.mode == ReplayMode::Closed && j.inflight >= j.iodepth {
+                return;
+            }
+            if due > now {
+                if j.wake_at != due {
+                    j.wake_at = due;
+                    self.q.schedule(due, Event::HostSubmit { job });
+                }
+                return;
+            }
+            let io = tr.take().expect("a request was due");
+            self.submit_io(job, io);
+        }
+    }
+
     /// Start the jobs of group `idx` now; returns how many there are.
     fn start_group(&mut self, idx: usize) -> usize {
         let now = self.now();
@@ -322,6 +368,10 @@ impl Ssd {
 
     /// Submit what the job may: up to its iodepth, within its stop rule and pacing.
     fn fill_job(&mut self, job: u32) {
+        if self.jobs[job as usize].trace.is_some() {
+            self.fill_trace_job(job);
+            return;
+        }
         loop {
             let now = self.now();
             let j = &mut self.jobs[job as usize];
@@ -377,7 +427,11 @@ impl Ssd {
     fn finish_job_if_done(&mut self, job: u32) -> bool {
         let now = self.now();
         let j = &mut self.jobs[job as usize];
-        if !j.done && j.inflight == 0 && !j.gen.can_issue(now) {
+        let more = match &j.trace {
+            Some(t) => t.has_next(),
+            None => j.trace_error.is_none() && j.gen.can_issue(now),
+        };
+        if !j.done && j.inflight == 0 && !more {
             j.done = true;
             j.stats.end_ns = now;
             j.stats.start_ns = j.measure_from.min(now);
@@ -389,12 +443,19 @@ impl Ssd {
     /// Issue the job's next command if it may.
     fn submit(&mut self, job: u32) {
         let now = self.now();
-        let nq = self.nvme.sqs.len() as u32;
         let j = &mut self.jobs[job as usize];
         if !j.gen.can_issue(now) {
             return;
         }
         let io = j.gen.next_io(now);
+        self.submit_io(job, io);
+    }
+
+    /// Put one host I/O of `job` into its submission queue.
+    fn submit_io(&mut self, job: u32, io: Io) {
+        let now = self.now();
+        let nq = self.nvme.sqs.len() as u32;
+        let j = &mut self.jobs[job as usize];
         j.inflight += 1;
         if self.host_inflight == 0 {
             self.host_busy_since = now;

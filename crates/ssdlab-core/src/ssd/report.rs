@@ -68,6 +68,15 @@ impl Ssd {
             o["jobname"] = json!(j.name);
             o["groupid"] = json!(j.group);
             o["job_runtime"] = json!((rt as f64 / 1e6).round() as u64);
+            let cfg = &self.job_cfgs[j.cfg as usize];
+            if cfg.trace.is_some() {
+                o["trace"] = json!({
+                    "stats": cfg.trace_stats,
+                    "requests_replayed": j.trace.as_ref().map_or(0, |t| t.issued),
+                    "skipped_lines": j.trace.as_ref().map_or(0, |t| t.skipped_lines()),
+                    "error": j.trace.as_ref().and_then(|t| t.error.clone()).or(j.trace_error.clone()),
+                });
+            }
             jobs.push(o);
             total.merge(&j.stats);
             match groups.iter_mut().find(|g| g.0 == j.group) {

@@ -69,6 +69,7 @@ pub struct JobGen {
     next_seq: u64,
     seq_skip: u64,
     random_run: u32,
+    pct_random: u64,
     run_left: u32,
     run_next: u64,
     max_ios: u64,
@@ -152,6 +153,7 @@ impl JobGen {
             next_seq: 0,
             seq_skip: w.seq_skip.bytes(),
             random_run: w.random_run.max(1),
+            pct_random: w.percentage_random as u64,
             run_left: 0,
             run_next: 0,
             max_ios,
@@ -282,7 +284,10 @@ impl JobGen {
         let len = self.pick_bs(kind);
         let mut off = if self.rw.is_random() {
             if self.run_left == 0 {
-                self.run_next = self.random_slot() * self.align;
+                // percentage_random < 100: the others continue where the last ended.
+                if self.pct_random >= 100 || self.rng.below(100) < self.pct_random {
+                    self.run_next = self.random_slot() * self.align;
+                }
                 self.run_left = self.random_run;
             }
             self.run_left -= 1;

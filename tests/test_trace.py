@@ -1,0 +1,95 @@
+"""Trace replay: every real trace in ../shared replays with the statistics its
+provenance file lists; the CLI prints them; bad lines are reported or skipped."""
+
+import json
+from pathlib import Path
+
+import pytest
+import ssdlab
+from ssdlab.cli import main
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
+needs_traces = pytest.mark.skipif(
+    not (TRACES / "trace_stats.json").is_file(), reason="../shared/data/traces is not present"
+)
+
+
+def _expected():
+    if not (TRACES / "trace_stats.json").is_file():
+        return []
+    return json.loads((TRACES / "trace_stats.json").read_text())
+
+
+@needs_traces
+@pytest.mark.parametrize("exp", _expected(), ids=lambda e: e["file"])
+def test_every_shared_trace_replays_with_its_listed_statistics(exp):
+    path = TRACES / exp["file"]
+    s = ssdlab.trace_stats(path)
+    reads, writes = exp["ops"].get("R", 0), exp["ops"].get("W", 0)
+    if path.suffix == ".iolog":
+        # The provenance script counted the iolog's data requests only (no trims).
+        assert (s["reads"], s["writes"]) == (reads, writes)
+    else:
+        assert s["requests"] == exp["requests"]
+        assert (s["reads"], s["writes"]) == (reads, writes)
+        assert s["offset_max_end"] == exp["offset_max_end"]
+        assert s["offset_min"] == exp["offset_min"]
+    r = ssdlab.replay(path, "tiny-test", iodepth=16, max_requests=20_000)
+    done = sum(r[d]["total_ios"] for d in ("read", "write", "trim"))
+    assert done == min(s["requests"], 20_000)
+    assert r["jobs"][0]["trace"]["error"] is None
+
+
+def test_cli_prints_statistics_then_replays(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    t.write_text("# mine\n0,R,0,4096\n1000,W,8192,8192\n2000,R,4096,512\n")
+    assert main(["trace", str(t), "--device", "tiny-test", "--mode", "timed"]) == 0
+    out = capsys.readouterr().out
+    assert "trace csv: 3 requests" in out
+    assert "reads 66.7%" in out
+    assert "4 KiB: 1" in out and "8 KiB: 1" in out and "512 B: 1" in out
+    assert "IOPS=" in out
+    assert main(["trace", str(t), "--stats-only"]) == 0
+    assert "IOPS=" not in capsys.readouterr().out
+
+
+def test_json_report_carries_trace_section(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    t.write_text("".join(f"{i * 100},R,{i * 4096},4096\n" for i in range(500)))
+    out = tmp_path / "r.json"
+    assert main(["trace", str(t), "--device", "tiny-test", "--json", str(out), "-q"]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["jobs"][0]["trace"]["requests_replayed"] == 500
+    assert rep["read"]["total_ios"] == 500
+    assert rep["workload"]["trace"]["mode"] == "closed"
+
+
+def test_bad_line_is_reported_with_file_and_line(tmp_path, capsys):
+    t = tmp_path / "bad.csv"
+    t.write_text("0,R,0,4096\n1,Q,0,4096\n2,R,0,4096\n")
+    assert main(["trace", str(t), "--device", "tiny-test"]) == 2
+    err = capsys.readouterr().err
+    assert f"{t}:2: '1,Q,0,4096': expected time_ns,op(R|W|T)" in err
+    assert main(["trace", str(t), "--device", "tiny-test", "--skip-bad-lines", "1"]) == 0
+    assert "1 skipped" in capsys.readouterr().out
+
+
+def test_unknown_format_and_missing_file(tmp_path, capsys):
+    t = tmp_path / "x.txt"
+    t.write_text("hello there\n")
+    assert main(["trace", str(t)]) == 2
+    assert "give --format" in capsys.readouterr().err
+    assert main(["trace", str(tmp_path / "nope.csv")]) == 2
+    assert "cannot open trace" in capsys.readouterr().err
+
+
+def test_trace_workload_in_run_and_nothing_else_changes(tmp_path):
+    t = tmp_path / "t.csv"
+    t.write_text("".join(f"0,W,{i * 4096},4096\n" for i in range(200)))
+    w = ssdlab.trace_workload(t, iodepth=4)
+    a = ssdlab.run("tiny-test", w, seed=3)
+    b = ssdlab.run("tiny-test", w, seed=3)
+    assert a["write"]["total_ios"] == 200
+    assert a["write"]["lat_ns"] == b["write"]["lat_ns"]  # deterministic
+    with pytest.raises(ssdlab.ConfigError, match="numjobs"):
+        ssdlab.run("tiny-test", {**w, "numjobs": 2})
