@@ -75,8 +75,22 @@ def test_iometer_bad_specs(spec, msg):
 
 
 def test_iometer_from_the_cli(capsys):
-    rc = main(["run", "--device", "tiny-test", "--workload", "iometer:4K,100,70,100",
-               "--number_ios", "500", "--iodepth", "4", "-q", "--json", "-"])  # fmt: skip
+    rc = main(
+        [
+            "run",
+            "--device",
+            "tiny-test",
+            "--workload",
+            "iometer:4K,100,70,100",
+            "--number_ios",
+            "500",
+            "--iodepth",
+            "4",
+            "-q",
+            "--json",
+            "-",
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert '"rwmixread": 70' in out

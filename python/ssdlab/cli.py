@@ -226,7 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Modules that add subcommands through a ``register(subparsers)`` function.
-EXTRA_COMMAND_MODULES: list[str] = ["ssdlab.studies.cli", "ssdlab.fio.cli", "ssdlab.trace"]
+EXTRA_COMMAND_MODULES: list[str] = [
+    "ssdlab.studies.cli",
+    "ssdlab.fio.cli",
+    "ssdlab.trace",
+    "ssdlab.probe.cli",
+]
 _EXTRA_COMMANDS: list = []
 
 

@@ -85,7 +85,7 @@ def format_stats(s: dict) -> str:
         f"  bytes {human_bytes(s['bytes'])}  span {human_bytes(s['offset_min'])} .. "
         f"{human_bytes(s['offset_max_end'])}  duration {dur:.3f} s  mean inter-arrival "
         f"{s['mean_interarrival_ns'] / 1e3:.1f} us",
-        "  sizes (≤ bytes: requests): "
+        "  sizes (<= bytes: requests): "
         + "  ".join(f"{_binary(int(k))}: {v:,}" for k, v in s["size_histogram"].items()),
     ]
     return "\n".join(lines)
@@ -96,19 +96,37 @@ def register(sub) -> None:
     p.add_argument("file", help="trace file")
     p.add_argument("--format", choices=FORMATS, help="trace format (default: detected)")
     p.add_argument("--device", default=api.DEFAULT_DEVICE, help="preset name or device file")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="device override, e.g. nand.t_read=60us")  # fmt: skip
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="device override, e.g. nand.t_read=60us",
+    )
     p.add_argument("--state", default="full", choices=api.STATES)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--mode", default="closed", choices=MODES,
-                   help="closed: keep --iodepth outstanding; timed: arrival times")  # fmt: skip
+    p.add_argument(
+        "--mode",
+        default="closed",
+        choices=MODES,
+        help="closed: keep --iodepth outstanding; timed: arrival times",
+    )
     p.add_argument("--iodepth", type=int, default=32, help="closed-loop queue depth (default 32)")
     p.add_argument("--speedup", type=float, default=1.0, help="timed: divide arrival times by this")
-    p.add_argument("--lba", default="wrap", choices=LBA_MODES,
-                   help="fit offsets: wrap modulo capacity or scale the span")  # fmt: skip
+    p.add_argument(
+        "--lba",
+        default="wrap",
+        choices=LBA_MODES,
+        help="fit offsets: wrap modulo capacity or scale the span",
+    )
     p.add_argument("--max-requests", type=int, default=None, help="stop after N requests")
-    p.add_argument("--skip-bad-lines", type=int, default=0, metavar="N",
-                   help="skip (and count) up to N malformed lines instead of failing")  # fmt: skip
+    p.add_argument(
+        "--skip-bad-lines",
+        type=int,
+        default=0,
+        metavar="N",
+        help="skip (and count) up to N malformed lines instead of failing",
+    )
     p.add_argument("--stats-only", action="store_true", help="print the statistics, no replay")
     p.add_argument("--json", metavar="FILE", help="write the replay report as JSON ('-' = stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary")
@@ -121,7 +139,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if args.iodepth < 1:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
     if args.skip_bad_lines < 0:
-        raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be ≥ 0")
+        raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
     stats = trace_stats(args.file, args.format, args.skip_bad_lines)
     if args.json != "-" and not args.quiet:
         print(format_stats(stats))

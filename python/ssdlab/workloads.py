@@ -145,7 +145,7 @@ def iometer_workload(spec: str, *, iodepth: int = 32, number_ios: int = 200_000)
         if reply:
             raise _core.ConfigError(f"{where}: reply size {reply} is not simulated (use 0)")
         if delay < 0 or burst < 1:
-            raise _core.ConfigError(f"{where}: delay must be ≥ 0 and burst ≥ 1")
+            raise _core.ConfigError(f"{where}: delay must be >= 0 and burst >= 1")
         rows.append((size, pct, read, rnd, delay, burst))
     total = sum(r[1] for r in rows)
     if total != 100:
@@ -178,8 +178,15 @@ def iometer_workload(spec: str, *, iodepth: int = 32, number_ios: int = 200_000)
     for i, (size, pct, read, rnd, delay, burst) in enumerate(rows):
         if pct == 0:
             continue
-        j = job({"bs": f"{size}B"}, read, rnd, delay, burst,
-                round(iodepth * pct / 100), round(number_ios * pct / 100))  # fmt: skip
+        j = job(
+            {"bs": f"{size}B"},
+            read,
+            rnd,
+            delay,
+            burst,
+            round(iodepth * pct / 100),
+            round(number_ios * pct / 100),
+        )
         j["name"] = f"iometer-{i + 1}"
         jobs.append(j)
     return {"jobs": jobs}

@@ -155,6 +155,110 @@ fn trace_stats(
         .map_err(|e| ConfigError::new_err(e.message))
 }
 
+/// A host-driven session on one simulated device (seed 002's probes): requests are
+/// timed one at a time in simulated nanoseconds.
+#[pyclass(name = "Session", module = "ssdlab._core")]
+struct PySession {
+    inner: ssdlab_core::Session,
+}
+
+fn req_err(m: String) -> PyErr {
+    PyValueError::new_err(m)
+}
+
+#[pymethods]
+impl PySession {
+    #[new]
+    #[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed))]
+    fn new(
+        py: Python<'_>,
+        device_kind: &str,
+        device_text: String,
+        device_origin: String,
+        device_overrides: Vec<String>,
+        state: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let spec = spec(device_kind, device_text, device_origin)?;
+        let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+        let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
+        let inner = py
+            .allow_threads(move || ssdlab_core::Session::new(dev, state, seed))
+            .map_err(cfg_err)?;
+        Ok(PySession { inner })
+    }
+
+    #[getter]
+    fn capacity_bytes(&self) -> u64 {
+        self.inner.capacity_bytes()
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.inner.now_ns()
+    }
+
+    #[getter]
+    fn hmb_granted_bytes(&self) -> u64 {
+        self.inner.hmb_granted_bytes()
+    }
+
+    #[getter]
+    fn get_max_io_bytes(&self) -> u64 {
+        self.inner.max_io_bytes
+    }
+
+    #[setter]
+    fn set_max_io_bytes(&mut self, v: u64) -> PyResult<()> {
+        if v == 0 || !v.is_multiple_of(512) {
+            return Err(req_err(format!(
+                "max_io_bytes: {v} must be a positive multiple of 512"
+            )));
+        }
+        self.inner.max_io_bytes = v;
+        Ok(())
+    }
+
+    fn read(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Read, offset, length))
+            .map_err(req_err)
+    }
+
+    fn write(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Write, offset, length))
+            .map_err(req_err)
+    }
+
+    fn deallocate(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Trim, offset, length))
+            .map_err(req_err)
+    }
+
+    fn read_many(&mut self, py: Python<'_>, offsets: Vec<u64>, length: u64) -> PyResult<Vec<u64>> {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.read_many(&offsets, length))
+            .map_err(req_err)
+    }
+
+    fn flush(&mut self, py: Python<'_>) -> u64 {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.flush())
+    }
+
+    fn idle_ns(&mut self, py: Python<'_>, ns: u64) {
+        let s = &mut self.inner;
+        py.allow_threads(|| s.idle(ns))
+    }
+
+    /// The device's report so far, as JSON text (for inspection, not for probes).
+    fn report(&self) -> String {
+        self.inner.report().to_string()
+    }
+}
+
 /// (name, description) of every shipped device preset.
 #[pyfunction]
 fn presets() -> Vec<(String, String)> {
@@ -176,6 +280,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     Ok(())
 }

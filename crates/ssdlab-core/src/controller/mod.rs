@@ -247,11 +247,15 @@ impl WriteBuffer {
         }
     }
 
-    /// Reserve room for `units`, if there is room and no earlier command waits.
+    /// Reserve room for `units`, if there is room. A command that does not fit is
+    /// still admitted when everything buffered sits in open stripes (`stranded`
+    /// gives their units) that only more data can complete: waiting would never end.
+    /// (So a command larger than the whole buffer goes in alone.)
     #[inline]
-    pub fn try_reserve(&mut self, units: u64) -> bool {
-        // A command larger than the whole buffer is admitted alone.
-        let fits = self.used_units + units <= self.capacity_units || self.used_units == 0;
+    pub fn try_reserve(&mut self, units: u64, stranded: impl FnOnce() -> u64) -> bool {
+        let fits = self.used_units + units <= self.capacity_units
+            || self.used_units == 0
+            || self.used_units <= stranded();
         if fits {
             self.used_units += units;
             self.peak_units = self.peak_units.max(self.used_units);

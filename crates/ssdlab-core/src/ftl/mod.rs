@@ -478,6 +478,61 @@ impl Ftl {
         }
     }
 
+    /// Host units placed in stripes not yet complete (native and SLC frontiers):
+    /// buffered data that waits for more data before it can be programmed.
+    pub fn open_partial_units(&self) -> u64 {
+        let (upg, ups) = (self.geo.units_per_program, self.geo.units_per_stripe);
+        self.dies
+            .iter()
+            .map(|d| {
+                let host = if d.host.block != NO_BLOCK {
+                    d.host.next % upg
+                } else {
+                    0
+                };
+                let slc = if d.slc.block != NO_BLOCK {
+                    d.slc.next % ups
+                } else {
+                    0
+                };
+                (host + slc) as u64
+            })
+            .sum()
+    }
+
+    /// Pad the die's open host frontiers (native and SLC) with unmapped units up to
+    /// their next program boundary, as a flush does: returns, per frontier, the pad
+    /// units allocated and the stripe that is now ready to program.
+    pub fn pad_host_frontiers(&mut self, die: u32) -> Vec<(u64, FullStripe)> {
+        let mut out = Vec::new();
+        let d = &self.dies[die as usize];
+        if d.host.block != NO_BLOCK && !d.host.next.is_multiple_of(self.geo.units_per_program) {
+            let mut pad = 0;
+            loop {
+                pad += 1;
+                if let (_, Some(s)) = self.alloc(die, false) {
+                    out.push((pad, s));
+                    break;
+                }
+            }
+        }
+        let d = &self.dies[die as usize];
+        if d.slc.block != NO_BLOCK && !d.slc.next.is_multiple_of(self.geo.units_per_stripe) {
+            let mut pad = 0;
+            loop {
+                pad += 1;
+                if let (_, Some(s)) = self.alloc_slc(die) {
+                    out.push((pad, s));
+                    break;
+                }
+            }
+        }
+        if !out.is_empty() && self.host_cursor == die {
+            self.host_cursor = (die + 1) % self.geo.dies;
+        }
+        out
+    }
+
     /// Pad the open stripes of every frontier so that everything placed so far is
     /// programmed (used at the end of drive preparation, like a flush).
     pub fn seal_open_stripes(&mut self) {

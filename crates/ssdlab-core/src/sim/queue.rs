@@ -99,6 +99,17 @@ impl EventQueue {
         });
     }
 
+    /// Time of the earliest pending event.
+    pub fn peek_time(&self) -> Option<Ns> {
+        self.heap.peek().map(|e| (e.key >> 64) as Ns)
+    }
+
+    /// Move the clock forward to `t` (no event may be pending before it).
+    pub fn advance_to(&mut self, t: Ns) {
+        debug_assert!(self.peek_time().is_none_or(|p| p >= t));
+        self.now = self.now.max(t);
+    }
+
     /// Pop the earliest event and advance time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {

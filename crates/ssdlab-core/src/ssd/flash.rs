@@ -33,7 +33,7 @@ impl Ssd {
             block: s.block,
             pun: base,
             lpn: 0,
-            n: self.geo.units_per_program,
+            n: pps * self.geo.units_per_stripe,
             bytes: (self.geo.planes * pps) as u64 * self.geo.page_bytes,
             erase_count: 0,
             seq: 0,

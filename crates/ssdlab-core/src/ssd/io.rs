@@ -182,7 +182,12 @@ impl Ssd {
     fn admit_write(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
-        if !self.buffer.waiters.is_empty() || !self.buffer.try_reserve(n as u64) {
+        let ftl = &self.ftl;
+        if !self.buffer.waiters.is_empty()
+            || !self
+                .buffer
+                .try_reserve(n as u64, || ftl.open_partial_units())
+        {
             self.buffer.waits += 1;
             self.buffer.waiters.push_back(cmd);
             return;
@@ -206,7 +211,11 @@ impl Ssd {
         while let Some(&cmd) = self.buffer.waiters.front() {
             let c = *self.cmds.get(cmd);
             let (_, n) = self.unit_range(c.offset, c.len);
-            if !self.buffer.try_reserve(n as u64) {
+            let ftl = &self.ftl;
+            if !self
+                .buffer
+                .try_reserve(n as u64, || ftl.open_partial_units())
+            {
                 break;
             }
             self.buffer.waiters.pop_front();
@@ -222,6 +231,10 @@ impl Ssd {
         } else {
             self.counters.alloc_stalls += 1;
             self.alloc_waiters.push_back(cmd);
+        }
+        if !self.buffer.waiters.is_empty() {
+            // Units now sit in open stripes: a waiter may be admitted to complete them.
+            self.wake_buffer_waiters();
         }
     }
 

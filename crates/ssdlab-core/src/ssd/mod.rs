@@ -15,6 +15,7 @@ mod io;
 mod map;
 mod report;
 mod sched;
+mod session;
 #[cfg(test)]
 mod tests;
 
@@ -30,6 +31,7 @@ use crate::trace::replay::{ReplayMode, TraceSource};
 use crate::workload::{Io, JobGen, OpKind};
 
 pub use report::Report;
+pub use session::Session;
 
 /// A host command in flight.
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +72,8 @@ struct Job {
     /// The trace this job replays, if it is a replay job.
     trace: Option<Box<TraceSource>>,
     trace_error: Option<String>,
+    /// Driven from outside (a probe session), not by its generator.
+    external: bool,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -218,6 +222,7 @@ impl Ssd {
                     wake_at: Ns::MAX,
                     trace,
                     trace_error,
+                    external: false,
                 });
             }
         }
@@ -277,34 +282,9 @@ impl Ssd {
         let mut tick = 0u32;
         while active > 0 {
             let Some(ev) = self.q.pop() else { break };
-            match ev {
-                Event::HostSubmit { job } => {
-                    self.jobs[job as usize].wake_at = Ns::MAX;
-                    self.fill_job(job);
-                    if self.finish_job_if_done(job) {
-                        active -= 1;
-                    }
-                }
-                Event::FetchKick => {
-                    if self.nvme.kick_at <= self.now() {
-                        self.nvme.kick_at = Ns::MAX;
-                    }
-                    self.fetch();
-                }
-                Event::FetchDone { sq, .. } => self.fetch_done(sq),
-                Event::CmdReady { cmd } => self.cmd_ready(cmd),
-                Event::WriteDataIn { cmd } => self.write_data_in(cmd),
-                Event::DieStage { die, gen } => self.die_stage(die, gen),
-                Event::MapReady { cmd } => self.start_read(cmd),
-                Event::MapLoadDone { load } => self.map_load_done(load),
-                Event::HostIdle { gen } => self.host_went_idle(gen),
-                Event::HostComplete { cmd } => {
-                    let job = self.cmds.get(cmd).job;
-                    self.complete(cmd);
-                    self.fill_job(job);
-                    if self.finish_job_if_done(job) {
-                        active -= 1;
-                    }
+            if let Some(job) = self.dispatch(ev) {
+                if self.finish_job_if_done(job) {
+                    active -= 1;
                 }
             }
             if active == 0 && self.group_idx + 1 < self.groups.len() {
@@ -317,6 +297,38 @@ impl Ssd {
                 break;
             }
         }
+    }
+
+    /// Handle one event; returns the host job it concerned, if any.
+    #[inline]
+    fn dispatch(&mut self, ev: Event) -> Option<u32> {
+        match ev {
+            Event::HostSubmit { job } => {
+                self.jobs[job as usize].wake_at = Ns::MAX;
+                self.fill_job(job);
+                return Some(job);
+            }
+            Event::FetchKick => {
+                if self.nvme.kick_at <= self.now() {
+                    self.nvme.kick_at = Ns::MAX;
+                }
+                self.fetch();
+            }
+            Event::FetchDone { sq, .. } => self.fetch_done(sq),
+            Event::CmdReady { cmd } => self.cmd_ready(cmd),
+            Event::WriteDataIn { cmd } => self.write_data_in(cmd),
+            Event::DieStage { die, gen } => self.die_stage(die, gen),
+            Event::MapReady { cmd } => self.start_read(cmd),
+            Event::MapLoadDone { load } => self.map_load_done(load),
+            Event::HostIdle { gen } => self.host_went_idle(gen),
+            Event::HostComplete { cmd } => {
+                let job = self.cmds.get(cmd).job;
+                self.complete(cmd);
+                self.fill_job(job);
+                return Some(job);
+            }
+        }
+        None
     }
 
     /// A replay job: closed loop at its iodepth, or each request at its arrival time.
@@ -368,6 +380,9 @@ impl Ssd {
 
     /// Submit what the job may: up to its iodepth, within its stop rule and pacing.
     fn fill_job(&mut self, job: u32) {
+        if self.jobs[job as usize].external {
+            return;
+        }
         if self.jobs[job as usize].trace.is_some() {
             self.fill_trace_job(job);
             return;

@@ -80,7 +80,7 @@ impl std::fmt::Display for TraceError {
 /// A streaming reader of one trace file.
 pub struct TraceReader {
     path: String,
-    lines: Box<dyn BufRead + Send>,
+    lines: Box<dyn BufRead + Send + Sync>,
     pub format: TraceFormat,
     pub line_no: u64,
     buf: String,
