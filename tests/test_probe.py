@@ -269,3 +269,17 @@ def test_real_file_runs_every_probe_end_to_end(tmp_path, capsys):
     )
     assert "real device" in capsys.readouterr().out
     assert (out / "read-cache.csv").is_file()
+
+
+def test_map_cache_miss_on_the_first_read_is_not_taken_for_a_read_cache():
+    """Without its HMB the drive keeps 4 map segments in SRAM: the pollution read evicts
+    the entry for offset 0, so every first read also loads it and the re-read is faster,
+    yet still a flash read. No data read cache may be reported."""
+    params = ReadCacheParams(s_min=8 * K, s_max=512 * K, s_inc=8 * K, s_cache=32 * M)
+    r = run_probes(
+        device(hmb=2 * M, map_in_hmb=True), ["read-cache"], hmb=["off"], read_params=params
+    )
+    f = r.findings["off"]["read-cache"]
+    assert not f.found and "map cache" in f.note, f.describe()
+    rows = r.curves["off"]["read-cache"]["rows"]
+    assert rows[0]["second_ns"] < 0.75 * rows[0]["first_ns"]  # the confound is really there

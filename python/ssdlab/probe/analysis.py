@@ -8,7 +8,9 @@ returns the first k whose next ``min_run`` points all lie more than ``DEPART`` (
 above it: lone outliers (a request that met a GC or an SLC fold) do not end the line,
 and the size is the last point on it. Existence is checked separately, as the paper
 argues it: a read cache makes the re-read much faster than the first read (median
-ratio below ``FAST_RATIO`` at the smallest sizes); a write buffer makes the write after
+ratio below ``HIT_RATIO`` = 0.35 at the three smallest sizes: a re-read that still
+needs a flash read can at best halve a first read that paid one more, such as a map
+load, so a ratio near 0.5 is the map cache, not a data cache); a write buffer makes the write after
 a flush faster than the write into a full buffer by a saving that grows with the size
 up to the knee and stops growing beyond (the buffer can hide at most its own size).
 A cache large enough that sending its data takes longer than one flash read hides a
@@ -31,6 +33,9 @@ import statistics
 from dataclasses import dataclass
 
 FAST_RATIO = 0.75
+# A re-read served from a data cache needs no flash read; one that still needs a flash
+# read can at best halve the first read (which then paid one more, e.g. a map load).
+HIT_RATIO = 0.35
 MIN_EXPLAINED = 0.5
 MAP_JUMP = 1.3
 
@@ -106,6 +111,14 @@ class Finding:
         return f"{self.structure}: {qual}{size} ({self.confidence}; {self.note})"
 
 
+def _none(name: str, note: str, confidence: str, unit: str = "bytes", level=None) -> Finding:
+    return Finding(name, False, None, unit, "none", confidence, note, level)
+
+
+def _found(name, size, bound, confidence, note, unit="bytes", level=None) -> Finding:
+    return Finding(name, True, size, unit, bound, confidence, note, level)
+
+
 def fmt_size(v: int | None, unit: str) -> str:
     if v is None:
         return "?"
@@ -134,40 +147,32 @@ def cache_from_rereads(rows: list[dict]) -> Finding:
     name = "read cache"
     xs = [r["size_bytes"] for r in rows]
     if len(xs) < 6:
-        return Finding(
-            name, False, None, "bytes", "none", "low confidence", "too few sizes to tell"
-        )
+        return _none(name, "too few sizes to tell", "low confidence")
     raw = [r["second_ns"] / r["first_ns"] if r["first_ns"] > 0 else 1.0 for r in rows]
     ratio = rolling_median(raw, max(3, len(raw) // 50 | 1))
     few = max(3, len(ratio) // 10)
-    head, tail = statistics.median(ratio[:few]), statistics.median(ratio[-few:])
-    if head >= FAST_RATIO:
-        note = f"re-reads as slow as first reads ({head:.2f} of them) from the smallest size"
-        if head < 0.95:
-            note += "; a cache smaller than S_MIN may exist"
-        return Finding(name, False, None, "bytes", "none", "medium confidence", note)
+    head, tail = statistics.median(raw[:3]), statistics.median(ratio[-few:])
+    if head >= HIT_RATIO:
+        if head < FAST_RATIO:
+            note = (
+                f"re-reads take {head:.2f} of first reads at the smallest sizes: faster, but "
+                "not free of a flash read (the first read likely missed the map cache)"
+            )
+        else:
+            note = f"re-reads as slow as first reads ({head:.2f} of them) from the smallest size"
+        return _none(name, note, "medium confidence")
     second = [r["second_ns"] for r in rows]
     k = departure(xs, second)
     if k is None:
         if tail < FAST_RATIO:
-            return Finding(
+            return _found(
                 name,
-                True,
                 xs[-1],
-                "bytes",
                 "at_least",
                 "medium confidence",
                 f"re-reads stay fast ({tail:.2f} of first reads) up to S_MAX",
             )
-        return Finding(
-            name,
-            False,
-            None,
-            "bytes",
-            "none",
-            "low confidence",
-            "re-reads are faster but leave no clean knee",
-        )
+        return _none(name, "re-reads are faster but leave no clean knee", "low confidence")
     size = xs[k - 1]
     after = statistics.median(ratio[k : k + few])
     note = (
@@ -181,16 +186,8 @@ def cache_from_rereads(rows: list[dict]) -> Finding:
             "; the cached part takes longer to send than a flash read, so a few misses "
             "hide behind it: treat as an upper bound"
         )
-        return Finding(name, True, size, "bytes", "at_most", "medium confidence", note)
-    return Finding(
-        name,
-        True,
-        size,
-        "bytes",
-        "exact",
-        "high confidence" if k >= 10 else "medium confidence",
-        note,
-    )
+        return _found(name, size, "at_most", "medium confidence", note)
+    return _found(name, size, "exact", "high confidence" if k >= 10 else "medium confidence", note)
 
 
 DEPART = 0.05
@@ -231,9 +228,7 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
     name = "write buffer"
     xs = [r["size_bytes"] for r in rows]
     if len(xs) < 6:
-        return Finding(
-            name, False, None, "bytes", "none", "low confidence", "too few sizes to tell"
-        )
+        return _none(name, "too few sizes to tell", "low confidence")
     w = max(3, len(xs) // 50 | 1)
     save = rolling_median([r["first_ns"] - r["second_ns"] for r in rows], w)
     second = [r["second_ns"] for r in rows]
@@ -249,11 +244,9 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
         right = _slope(xs[k:], save[k:]) if len(xs) - k >= 3 else 0.0
         gain = left * (xs[k - 1] - xs[0]) + save[0]
         if left > 0 and gain >= 0.2 * second[k - 1] and right < 0.25 * left:
-            return Finding(
+            return _found(
                 name,
-                True,
                 xs[k] - step,
-                "bytes",
                 "exact",
                 _confidence(0.95 if k >= 10 else 0.75, k, len(xs) - k),
                 f"writes into the empty buffer follow a straight line up to the knee, "
@@ -261,23 +254,15 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
                 f"{max(right, 0) * 1e3:.0f} beyond",
             )
     if whole > 0 and span_gain >= 0.2 * second[-1]:
-        return Finding(
+        return _found(
             name,
-            True,
             xs[-1],
-            "bytes",
             "at_least",
             "medium confidence",
             "the saving still grows at the largest size",
         )
-    return Finding(
-        name,
-        False,
-        None,
-        "bytes",
-        "none",
-        "medium confidence",
-        "writes after a flush are no faster than into a full buffer",
+    return _none(
+        name, "writes after a flush are no faster than into a full buffer", "medium confidence"
     )
 
 
@@ -286,29 +271,22 @@ def map_reach(rows: list[dict]) -> Finding:
     xs = [r["sections"] for r in rows]
     ys = rolling_median([r["warm_median_ns"] for r in rows], 3)
     if len(xs) < 6:
-        return Finding(
-            "map cache",
-            False,
-            None,
-            "sections",
-            "none",
-            "low confidence",
-            "too few section counts to tell",
+        return _none(
+            "map cache", "too few section counts to tell", "low confidence", unit="sections"
         )
     cp = change_point(xs, ys, min_side=max(2, len(xs) // 50))
     lo, hi = min(ys), max(ys)
     if cp and cp.right_mean >= MAP_JUMP * cp.left_mean and cp.explained >= MIN_EXPLAINED:
         reach = xs[cp.index - 1]
-        return Finding(
+        return _found(
             "map cache",
-            True,
             reach,
-            "sections",
             "exact",
             _confidence(cp.explained, cp.index, len(xs) - cp.index),
             f"warm read latency {cp.left_mean / 1e3:.1f} us up to the knee, "
             f"{cp.right_mean / 1e3:.1f} us beyond; break explains {cp.explained:.0%}",
-            cp.left_mean,
+            unit="sections",
+            level=cp.left_mean,
         )
     cold = statistics.median(r["cold_median_ns"] for r in rows)
     level = statistics.median(ys)
@@ -317,23 +295,19 @@ def map_reach(rows: list[dict]) -> Finding:
         f"from {xs[0]} to {xs[-1]} sections, first-pass reads {cold / 1e3:.1f} us"
     )
     if cold >= MAP_JUMP * level:
-        return Finding(
+        return _found(
             "map cache",
-            True,
             xs[-1],
-            "sections",
             "at_least",
             "medium confidence",
             note + ": the warm passes hit",
-            level,
+            unit="sections",
+            level=level,
         )
-    return Finding(
+    return _none(
         "map cache",
-        False,
-        None,
-        "sections",
-        "none",
-        "low confidence",
         note + ": either every entry is cached or fewer than D_MIN are",
-        level,
+        "low confidence",
+        unit="sections",
+        level=level,
     )
