@@ -6,6 +6,7 @@
 1000
 """
 
+from ssdlab import probe
 from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
@@ -28,6 +29,7 @@ __all__ = [
     "named_workload",
     "preset_toml",
     "presets",
+    "probe",
     "replay",
     "run",
     "run_many",

@@ -262,10 +262,22 @@ pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
         * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes());
     let max_blocks = (PROXY_UNITS / upb).max(128) as u32;
     p.nand.blocks_per_plane = p.nand.blocks_per_plane.min(max_blocks);
+    // GC keeps a fixed number of blocks free per die (plus the open frontiers): on the
+    // proxy's fewer blocks that reserve is a larger share, which would leave GC less
+    // spare to work with than on the real die and age it to a far higher WAF. Give
+    // the proxy the same usable spare share as the real die.
+    let reserve = (dev.ftl.gc_target_blocks + 2) as f64;
+    let (real, small) = (
+        dev.native_blocks_per_die().max(1) as f64,
+        p.nand.blocks_per_plane.max(1) as f64,
+    );
+    p.ftl.over_provisioning =
+        (dev.ftl.over_provisioning + reserve / small - reserve / real).clamp(0.0, 0.9);
     p
 }
 
-fn steady_by_proxy(ftl: &mut Ftl, dev: &DeviceConfig, rng: &mut Rng) -> (u64, f64) {
+/// Steady state built on a small proxy die and mapped onto every die (public for tests).
+pub fn steady_by_proxy(ftl: &mut Ftl, dev: &DeviceConfig, rng: &mut Rng) -> (u64, f64) {
     let pdev = proxy_device(dev);
     let mut proxy = Ftl::new(&pdev, false);
     fill_sequential(&mut proxy);
