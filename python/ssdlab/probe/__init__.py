@@ -261,7 +261,8 @@ def _caching_unit(res: ProbeResult, ons: list[str]) -> str:
         g = res.hmb_granted.get(s)
         if f and f.found and f.bound == "exact" and g:
             parts.append(
-                f"{s}: {g >> 20} MiB / {f.size:,} sections ~ {g / f.size / 1024:.1f} KiB per entry"
+                f"{s}: {analysis.fmt_size(g, 'bytes')} / {f.size:,} sections"
+                f" ~ {g / f.size / 1024:.1f} KiB per entry"
             )
     if not parts:
         return ""
