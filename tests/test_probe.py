@@ -283,3 +283,11 @@ def test_map_cache_miss_on_the_first_read_is_not_taken_for_a_read_cache():
     assert not f.found and "map cache" in f.note, f.describe()
     rows = r.curves["off"]["read-cache"]["rows"]
     assert rows[0]["second_ns"] < 0.75 * rows[0]["first_ns"]  # the confound is really there
+
+
+def test_slc_read_cache_is_reported_as_flash_class_without_a_size():
+    r = run_probes(device(read_cache=128 * K, rc_tier="slc"), ["read-cache"], read_params=READ)
+    f = r.findings["default"]["read-cache"]
+    assert not f.found and "SLC" in f.note, f.describe()
+    rows = r.curves["default"]["read-cache"]["rows"]
+    assert rows[0]["second_ns"] < 0.75 * rows[0]["first_ns"]  # the hits are there

@@ -236,7 +236,11 @@ fn bad_read_cache_and_write_buffer_values_are_clear_errors() {
             "read_cache.size=\"2GiB\"",
             "read_cache.size: 2GiB is larger than its tier (dram.size",
         ),
-        ("read_cache.tier=\"slc\"", "read_cache.tier"),
+        ("read_cache.tier=\"flash\"", "read_cache.tier"),
+        (
+            "controller.write_buffer_tier=\"slc\"",
+            "controller.write_buffer_tier: slc is not allowed",
+        ),
         (
             "controller.write_buffer_tier=\"hmb\"",
             "controller.write_buffer: 256KiB is larger than its tier (hmb.hmpre = 0B)",
@@ -248,4 +252,32 @@ fn bad_read_cache_and_write_buffer_values_are_clear_errors() {
             .to_string();
         assert!(err.contains(want), "{o}: got {err}");
     }
+}
+
+/// A read cache in SLC-mode flash: a hit is an SLC page read on the die, so a QD1
+/// re-read is faster than the first read by exactly tR(native) - tR(SLC).
+#[test]
+fn slc_read_cache_hit_is_an_slc_page_read() {
+    let dev = device(
+        "tiny-test",
+        &["read_cache.size=\"64KiB\"", "read_cache.tier=\"slc\""],
+    );
+    let t_native = dev.nand.t_read.get(0);
+    let t_slc = dev.slc.t_read.ns();
+    let mut s = ssdlab_core::Session::new(dev, DriveState::Full, 1).unwrap();
+    let read = ssdlab_core::workload::OpKind::Read;
+    let first = s.request(read, 0, 4096).unwrap();
+    let second = s.request(read, 0, 4096).unwrap();
+    assert_eq!(first - second, t_native - t_slc);
+    assert_eq!(s.report()["device"]["read_cache"]["hits"], 1);
+    let bad = ssdlab_core::config::load_device(
+        &ssdlab_core::DeviceSpec::Preset("tiny-test".into()),
+        &["controller.write_buffer_tier=\"slc\"".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        bad.contains("write_buffer_tier: slc is not allowed"),
+        "{bad}"
+    );
 }

@@ -156,7 +156,8 @@ def cache_from_rereads(rows: list[dict]) -> Finding:
         if head < FAST_RATIO:
             note = (
                 f"re-reads take {head:.2f} of first reads at the smallest sizes: faster, but "
-                "not free of a flash read (the first read likely missed the map cache)"
+                "not free of a flash read: the first read missed the map cache, or the data "
+                "sits in a flash-class (SLC) cache, which timing cannot tell apart or size"
             )
         else:
             note = f"re-reads as slow as first reads ({head:.2f} of them) from the smallest size"

@@ -32,6 +32,8 @@ pub enum DataTier {
     Dram,
     /// Host Memory Buffer, across the PCIe link.
     Hmb,
+    /// SLC-mode flash (read cache only): a hit is an SLC page read on the die.
+    Slc,
 }
 
 /// A data read cache: units read from NAND are kept, later reads of them skip NAND.

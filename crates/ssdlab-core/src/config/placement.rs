@@ -178,8 +178,16 @@ impl DeviceConfig {
             DataTier::Sram => ("sram.size", self.sram.size),
             DataTier::Dram => ("dram.size", self.dram.size),
             DataTier::Hmb => ("hmb.hmpre", self.hmb.hmpre),
+            DataTier::Slc => ("the drive's raw flash", Size(self.raw_bytes())),
         };
         let c = &self.controller;
+        if c.write_buffer_tier == DataTier::Slc {
+            errs.push(
+                "controller.write_buffer_tier: slc is not allowed for the write buffer (sram, \
+                 dram or hmb); an SLC write cache is the [slc] section"
+                    .into(),
+            );
+        }
         let (name, size) = tier_size(c.write_buffer_tier);
         if c.write_buffer_tier != DataTier::Sram && c.write_buffer.bytes() > size.bytes() {
             errs.push(format!(
@@ -205,6 +213,9 @@ impl DeviceConfig {
             ));
         }
         let (name, size) = tier_size(rc.tier);
+        if rc.tier == DataTier::Slc && self.nand.cell == super::device::CellType::Slc {
+            errs.push("read_cache.tier: slc needs a drive whose native cells are not SLC".into());
+        }
         if rc.size.bytes() > size.bytes() {
             errs.push(format!(
                 "read_cache.size: {} is larger than its tier ({name} = {size})",

@@ -30,6 +30,8 @@ use std::collections::VecDeque;
 pub enum TxnKind {
     /// Data for a host read command.
     UserRead,
+    /// Data for a host read served by the read cache's SLC-mode copy (an SLC read).
+    CacheRead,
     /// Old data of a partly overwritten mapping unit (read-modify-write).
     RmwRead,
     /// Valid data of a GC victim.

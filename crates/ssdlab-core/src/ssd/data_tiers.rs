@@ -7,8 +7,11 @@
 //! memory before it completes and each host program a fetch back down before the
 //! die's data-in; reads of buffered data fetch it from the HMB. A read cache hit
 //! is served from its tier instead of NAND; units read from NAND are filled in
-//! (for the HMB, a posted write up). Simplifies: SRAM and DRAM accesses do not
-//! contend with each other; read-cache fills copy whole mapping units.
+//! (for the HMB, a posted write up). A read cache in SLC-mode flash serves a hit
+//! with an SLC page read on the unit's die (die and channel time, SLC tR).
+//! Simplifies: SRAM and DRAM accesses do not contend with each other; read-cache
+//! fills copy whole mapping units; an SLC cache's fills (SLC programs) take no die
+//! time and its blocks no capacity (they would run in idle time, from spare area).
 
 use super::Ssd;
 use crate::config::memory::DataTier;
@@ -113,6 +116,8 @@ impl Ssd {
                 let at_host = self.pcie.send_up(now, 0); // memory read request
                 self.pcie.send_down(at_host + host_ns, bytes)
             }
+            // SLC copies are read by flash transactions (`TxnKind::CacheRead`).
+            DataTier::Slc => now,
         }
     }
 
@@ -125,6 +130,8 @@ impl Ssd {
             DataTier::Sram => now + t.sram_ns,
             DataTier::Dram => now + t.dram_ns + xfer_ns(bytes, t.dram_fs_per_byte),
             DataTier::Hmb => self.pcie.send_up(now, bytes) - self.pcie.latency,
+            // Not a write buffer tier (validation refuses it); fills are untimed.
+            DataTier::Slc => now,
         }
     }
 
@@ -180,6 +187,11 @@ impl Ssd {
             Some(rc) => (first..first + n).all(|l| rc.contains(l)),
             None => false,
         }
+    }
+
+    /// Bytes of an SLC read-cache hit (served by a flash read).
+    pub(super) fn read_cache_count_hit(&mut self, bytes: u64) {
+        self.tiers.c.rc_hit_bytes += bytes;
     }
 
     /// Bytes found in the read cache: when they are in the controller.

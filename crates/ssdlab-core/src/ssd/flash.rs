@@ -11,7 +11,7 @@ use crate::sim::Event;
 /// tR of a read transaction's page (SLC-mode blocks read faster).
 #[inline]
 fn read_time(geo: &Geometry, timing: &Timing, tx: &Txn) -> u64 {
-    if geo.is_slc_block(tx.block) {
+    if geo.is_slc_block(tx.block) || tx.kind == TxnKind::CacheRead {
         timing.t_read_slc
     } else {
         timing.t_read[geo.page_type(tx.page)]

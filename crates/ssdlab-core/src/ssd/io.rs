@@ -3,6 +3,7 @@
 //! covered mapping units), trims.
 
 use super::Ssd;
+use crate::config::memory::DataTier;
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::UNMAPPED;
 use crate::sim::{Event, Ns};
@@ -66,9 +67,11 @@ impl Ssd {
         let mut buffer_bytes = 0u64; // still in the write buffer
         let mut cache_bytes = 0u64; // in the read cache
         let mut open: Option<u32> = None; // transaction being extended
+        let slc_cache = self.tiers.rc_tier == DataTier::Slc;
         for lpn in first..first + n {
             let bytes = self.overlap(lpn, c.offset, c.len);
-            if self.read_cache_lookup(lpn) {
+            let cached = self.read_cache_lookup(lpn);
+            if cached && !slc_cache {
                 cache_bytes += bytes;
                 continue;
             }
@@ -84,16 +87,28 @@ impl Ssd {
                 buffer_bytes += bytes;
                 continue;
             }
+            // An SLC read-cache hit: the copy is read in SLC mode on the unit's die
+            // (the cache's directory knows where, so no map entry is needed).
+            let kind = if cached {
+                self.read_cache_count_hit(bytes);
+                TxnKind::CacheRead
+            } else {
+                TxnKind::UserRead
+            };
             if let Some(t) = open {
                 let tx = self.txns.get_mut(t);
-                if tx.pun + tx.n == pun && tx.lpn + tx.n == lpn && self.geo.same_page(tx.pun, pun) {
+                if tx.kind == kind
+                    && tx.pun + tx.n == pun
+                    && tx.lpn + tx.n == lpn
+                    && self.geo.same_page(tx.pun, pun)
+                {
                     tx.n += 1;
                     tx.bytes += bytes;
                     continue;
                 }
                 self.queue_user_read(t);
             }
-            let t = self.read_txn(TxnKind::UserRead, cmd, pun, lpn, bytes);
+            let t = self.read_txn(kind, cmd, pun, lpn, bytes);
             open = Some(t);
             pending += 1;
         }
@@ -147,7 +162,8 @@ impl Ssd {
         let die = self.txns.get(t).die;
         self.stamp(t);
         self.dq[die as usize].user_reads.push_back(t);
-        self.read_arrived(die, self.txns.get(t).kind == TxnKind::UserRead);
+        let kind = self.txns.get(t).kind;
+        self.read_arrived(die, matches!(kind, TxnKind::UserRead | TxnKind::CacheRead));
     }
 
     pub(super) fn start_write(&mut self, cmd: u32) {
@@ -294,13 +310,15 @@ impl Ssd {
         c.pending -= 1;
         let last = c.pending == 0;
         match tx.kind {
-            TxnKind::UserRead => {
+            TxnKind::UserRead | TxnKind::CacheRead => {
                 let arrival = self.pcie.send_up(now, tx.bytes);
                 if last {
                     self.post_completion(tx.cmd, arrival - self.pcie.latency);
                 }
                 // The copy into the read cache follows the data (and completion) up.
-                self.read_cache_fill(tx.lpn, tx.pun, tx.n);
+                if tx.kind == TxnKind::UserRead {
+                    self.read_cache_fill(tx.lpn, tx.pun, tx.n);
+                }
             }
             TxnKind::RmwRead => {
                 if last {
