@@ -291,3 +291,18 @@ def test_slc_read_cache_is_reported_as_flash_class_without_a_size():
     assert not f.found and "SLC" in f.note, f.describe()
     rows = r.curves["default"]["read-cache"]["rows"]
     assert rows[0]["second_ns"] < 0.75 * rows[0]["first_ns"]  # the hits are there
+
+
+def test_hmb_sizes_offered_by_the_host_move_the_map_knee_as_in_fig_10():
+    """Seed 002's Fig 10: the knee follows the HMB size (2,000 ... 16,000 sections for
+    8 ... 64 MB there); here the HMB holds 4 KiB segments, so the reach doubles with it."""
+    dev = device(hmb=2 * M, map_in_hmb=True)
+    dev["hmb"]["hmmin"] = "256KiB"
+    r = run_probes(dev, ["map-cache"], hmb=["512KiB", "1MiB", "2MiB"], map_params=MAP)
+    reach = [r.findings[s]["map-cache"].size for s in ("512KiB", "1MiB", "2MiB")]
+    assert [r.hmb_granted[s] for s in ("512KiB", "1MiB", "2MiB")] == [512 * K, 1 * M, 2 * M]
+    for got, granted in zip(reach, (512 * K, 1 * M, 2 * M)):
+        assert within(got, granted // (4 * K)), reach
+    assert "per entry" in r.attribution.get("map cache", "") or not r.attribution
+    with pytest.raises(ProbeError, match="a size the host offers"):
+        run_probes(dev, ["map-cache"], hmb=["lots"], map_params=MAP)

@@ -211,7 +211,7 @@ def run_probes(
 def attribute(res: ProbeResult) -> dict[str, str]:
     """Compare findings across HMB settings: which structure lives in the HMB."""
     off = res.findings.get("off")
-    ons = [s for s in res.findings if s in ("on", "max", "half", "min")]
+    ons = [s for s in res.findings if s not in ("off", "default")]
     if off is None or not ons:
         return {}
     out = {}

@@ -38,8 +38,9 @@ def register(sub) -> None:
     p.add_argument(
         "--hmb",
         default=None,
-        help="HMB settings to run and compare, comma-separated: on, off, max, "
-        "half, min (simulated; default on,off when the device has an HMB)",
+        help="HMB settings to run and compare, comma-separated: on, off, max, half, min, "
+        "or sizes the host offers such as 16MiB,32MiB (simulated; default on,off when the "
+        "device has an HMB)",
     )
     p.add_argument("--out", default=None, help="output directory (default out/probe-NAME)")
     p.add_argument(

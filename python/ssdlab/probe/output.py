@@ -56,8 +56,13 @@ def write_results(res, out: Path) -> list[Path]:
 
 def _figure(plt, res, probe: str):
     settings = [s for s, cs in res.curves.items() if probe in cs]
-    fig, axes = plt.subplots(1, len(settings), figsize=(5 * len(settings), 3.6), squeeze=False)
-    for ax, setting in zip(axes[0], settings):
+    cols = min(3, len(settings))
+    rows = -(-len(settings) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[len(settings) :]:
+        ax.set_visible(False)
+    for ax, setting in zip(flat, settings):
         curve = res.curves[setting][probe]
         f = res.findings[setting][probe]
         if probe == "map-cache":

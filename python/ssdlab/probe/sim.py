@@ -8,6 +8,7 @@ Linux host sets with the nvme driver's ``max_host_mem_size_mb``): ``on`` = ``max
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from ssdlab import _core, api
 from ssdlab.probe.target import DEFAULT_MAX_IO, ProbeError
 
 HMB_CHOICES = ("on", "off", "max", "half", "min")
+HMB_SIZE = re.compile(r"^\d+(\.\d+)?\s*[KMG]i?B?$", re.IGNORECASE)
 
 
 class SimTarget:
@@ -32,10 +34,18 @@ class SimTarget:
     ):
         overrides = api._overrides(set)
         if hmb is not None:
-            if hmb not in HMB_CHOICES:
-                raise ProbeError(f"--hmb: '{hmb}' is not allowed ({', '.join(HMB_CHOICES)})")
-            policy = "max" if hmb == "on" else hmb
-            overrides.append(f'hmb.host_policy="{policy}"')
+            if hmb in HMB_CHOICES:
+                policy = "max" if hmb == "on" else hmb
+                overrides.append(f'hmb.host_policy="{policy}"')
+            elif HMB_SIZE.match(hmb):
+                # A host that offers this much (Linux: max_host_mem_size_mb); the device
+                # takes up to HMPRE of it, nothing if it is below HMMIN.
+                overrides += ['hmb.host_policy="max"', f'hmb.host_limit="{hmb}"']
+            else:
+                raise ProbeError(
+                    f"--hmb: '{hmb}' is not allowed ({', '.join(HMB_CHOICES)}, or a size the "
+                    "host offers such as 16MiB)"
+                )
         kind, text, origin = api._device_args(device)
         self.name = (
             text
