@@ -62,6 +62,28 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], str, str]] = {
     ),
 }
 
+# Cases whose workload is a block trace made on the spot: name -> (lines, device, what).
+TRACE_CASES = {
+    "trace-replay-2m": (
+        2_000_000,
+        "tiny-test",
+        "replay of a 2,000,000-line CSV trace (70/30 4K), closed loop QD32: streamed memory",
+    ),
+}
+for _name, (_lines, _dev, _what) in TRACE_CASES.items():
+    CASES[_name] = (_dev, [], {}, "full", _what)
+
+
+def make_trace(path: str, lines: int) -> None:
+    """A deterministic synthetic trace: 70 % reads, offsets over 8,000 4 KiB slots."""
+    x = 12345
+    with open(path, "w") as f:
+        for i in range(lines):
+            x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            op = "R" if (x >> 33) % 10 < 7 else "W"
+            f.write(f"{i * 1000},{op},{(x >> 40) % 8000 * 4096},4096\n")
+
+
 QUICK_CASES = {
     name: ("tiny-test", [], {**wl, "number_ios": 5_000}, state, what)
     for name, (_, _, wl, state, what) in CASES.items()
@@ -74,7 +96,19 @@ def run_child(name: str, quick: bool) -> dict[str, Any]:
     from ssdlab import api
 
     device, overrides, workload, state, _ = (QUICK_CASES if quick else CASES)[name]
-    r = api.run(device, workload, state=state, set=overrides, seed=1)
+    if name in TRACE_CASES:
+        import os
+        import tempfile
+
+        from ssdlab.trace import trace_workload
+
+        lines = TRACE_CASES[name][0] // (100 if quick else 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.csv")
+            make_trace(path, lines)
+            r = api.run(device, trace_workload(path, iodepth=32), state=state, seed=1)
+    else:
+        r = api.run(device, workload, state=state, set=overrides, seed=1)
     d = r.to_dict()
     ios = sum(d[k]["total_ios"] for k in ("read", "write", "trim"))
     sim_wall = d.get("sim_wall_time_s") or d["wall_time_s"]
