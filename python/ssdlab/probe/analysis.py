@@ -263,7 +263,10 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
             "the saving still grows at the largest size",
         )
     return _none(
-        name, "writes after a flush are no faster than into a full buffer", "medium confidence"
+        name,
+        "writes after a flush are no faster than into a full buffer (no buffer, or one "
+        "larger than S_BUFFER that the filling write did not fill)",
+        "medium confidence",
     )
 
 
