@@ -93,3 +93,35 @@ def test_trace_workload_in_run_and_nothing_else_changes(tmp_path):
     assert a["write"]["lat_ns"] == b["write"]["lat_ns"]  # deterministic
     with pytest.raises(ssdlab.ConfigError, match="numjobs"):
         ssdlab.run("tiny-test", {**w, "numjobs": 2})
+
+
+@needs_traces
+def test_fio_job_file_with_read_iolog_replays_the_log(capsys):
+    """fio's own t0038 job: read_iolog=t0038.iolog (beside the job file), iodepth 128."""
+    job = TRACES / "fio-iolog" / "t0038-397f1338.fio"
+    assert main(["fio", str(job), "--device", "tiny-test", "--output-format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    j = out["jobs"][0]
+    assert (j["write"]["total_ios"], j["trim"]["total_ios"]) == (10, 10)
+    # Timed as fio replays a v3 log: its stamps span 10,736 .. 10,809 ms.
+    assert 70 <= j["job_runtime"] <= 80
+
+
+def test_fio_replay_options(tmp_path, capsys):
+    log = tmp_path / "a.iolog"
+    log.write_text(
+        "fio version 2 iolog\n/dev/x add\n/dev/x open\n"
+        + "".join(f"/dev/x read {i * 4096} 4096\n/dev/x wait 1000\n" for i in range(50))
+    )
+    job = tmp_path / "j.fio"
+    job.write_text("[r]\nread_iolog=a.iolog\nreplay_no_stall=1\niodepth=4\n")
+    assert main(["fio", str(job), "--device", "tiny-test", "--output-format", "json"]) == 0
+    fast = json.loads(capsys.readouterr().out)["jobs"][0]
+    assert fast["read"]["total_ios"] == 50 and fast["job_runtime"] < 5
+    job.write_text("[r]\nread_iolog=a.iolog\nreplay_time_scale=50\n")
+    assert main(["fio", str(job), "--device", "tiny-test", "--output-format", "json"]) == 0
+    half = json.loads(capsys.readouterr().out)["jobs"][0]
+    assert 20 <= half["job_runtime"] <= 30  # 49 waits of 1 ms, twice as fast
+    job.write_text("[r]\nreplay_no_stall=1\n")
+    assert main(["fio", str(job), "--device", "tiny-test"]) == 2
+    assert "need read_iolog" in capsys.readouterr().err

@@ -91,9 +91,7 @@ UNSUPPORTED = {
     "zone_reset_threshold": "zoned namespaces are not modelled",
     "zone_reset_frequency": "zoned namespaces are not modelled",
     "read_beyond_wp": "zoned namespaces are not modelled",
-    "read_iolog": "trace replay is not available from job files yet",
     "write_iolog": "I/O logs are not written",
-    "replay_redirect": "trace replay is not available from job files yet",
     "steadystate": "fio's steady-state detection is not simulated",
     "ss": "fio's steady-state detection is not simulated",
     "ss_dur": "fio's steady-state detection is not simulated",
@@ -202,6 +200,18 @@ def resolve(sections: list[Section], max_ios: int | None = 200_000) -> JobFile:
     return JobFile(jobs, global_view, sorted(set(not_sim)))
 
 
+def _iolog_path(v: str, where: str) -> str:
+    """fio opens the iolog from the working directory; a job file shipped with its log
+    usually names it relative to itself, so that is tried next."""
+    from pathlib import Path
+
+    p = Path(v.strip())
+    if p.is_absolute() or p.exists():
+        return str(p)
+    beside = Path(where.rsplit(":", 1)[0]).parent / p
+    return str(beside if beside.exists() else p)
+
+
 def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
     kb = 1024  # kb_base applies to the options after it, as fio parses in order
     spec: dict[str, Any] = {"name": sec.name}
@@ -308,6 +318,18 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
             loops = parse_int(v, w, n)
         elif n == "random_distribution":
             spec["random_distribution"] = v.strip()
+        elif n == "read_iolog":
+            spec["_trace"] = {**spec.get("_trace", {}), "path": _iolog_path(v, w)}
+        elif n == "replay_no_stall":
+            if parse_bool(v, w, n):
+                spec["_trace"] = {**spec.get("_trace", {}), "mode": "closed"}
+        elif n == "replay_time_scale":
+            scale = parse_int(v, w, n)
+            if scale <= 0:
+                raise JobFileError(f"{w}: replay_time_scale={v}: expected a percentage > 0")
+            spec["_trace"] = {**spec.get("_trace", {}), "speedup": 100 / scale}
+        elif n == "replay_redirect":
+            not_sim.append(n)
         elif n == "percentage_random":
             vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
             spec["percentage_random"] = vals[0]
@@ -344,7 +366,8 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
     if loops > 1:
         spec["_loops"] = loops
     job = Job(spec["name"], sec.where, own, spec, gr, pct_list)
-    if max_ios and spec.get("number_ios", max_ios + 1) > max_ios:
+    # A replayed log is finite and replayed whole (fio does the same).
+    if max_ios and "_trace" not in spec and spec.get("number_ios", max_ios + 1) > max_ios:
         spec["number_ios"] = max_ios
         job.capped = True
     return job, new_phase
@@ -376,6 +399,17 @@ def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
         if s.pop("_io_size_is_size", False) or loops > 1:
             base = int(s["io_size"][:-1]) if "io_size" in s else span
             s["io_size"] = f"{base * loops}B"
+        trace = s.pop("_trace", None)
+        if trace is not None:
+            if "path" not in trace:
+                raise JobFileError(f"{job.where}: [{job.name}]: replay_* options need read_iolog")
+            # fio replays the log as timed unless replay_no_stall; the job's I/O count
+            # (or ssdlab's cap) bounds the requests taken from it.
+            s["trace"] = {"mode": "timed", **trace}
+            if "number_ios" in s:
+                s["trace"]["max_requests"] = s["number_ios"]
+            for k in ("rw", "bs", "number_ios", "io_size", "runtime", "size", "offset"):
+                s.pop(k, None)
         _check(s, job, capacity_bytes)
         out.append(s)
     return out
