@@ -90,37 +90,42 @@ def _sizes(s_min: int, s_max: int, s_inc: int) -> list[int]:
     return list(range(s_min, s_max + 1, s_inc))
 
 
+def _size_sweep(name: str, p, step, progress: Progress | None) -> dict:
+    """Run ``step(s) -> (first_ns, second_ns)`` for every size s of ``p``."""
+    rows = []
+    sizes = _sizes(p.s_min, p.s_max, p.s_inc)
+    for i, s in enumerate(sizes):
+        first, second = step(s)
+        rows.append({"size_bytes": s, "first_ns": first, "second_ns": second})
+        if progress:
+            progress((i + 1) / len(sizes))
+    return {"probe": name, "params": asdict(p), "rows": rows}
+
+
 def read_cache(t: ProbeTarget, p: ReadCacheParams, progress: Progress | None = None) -> dict:
     """Algorithm 1. Rows: size_bytes, first_ns, second_ns."""
     _check_sizes("read-cache", p.s_min, p.s_max, p.s_inc, p.s_cache, "S_CACHE")
     far = _far_offset(t, p.s_cache, "read-cache", "S_CACHE", p.s_max)
-    rows = []
-    sizes = _sizes(p.s_min, p.s_max, p.s_inc)
-    for i, s in enumerate(sizes):
-        t.read(far, p.s_cache)
-        first = t.read(0, s)
-        second = t.read(0, s)
-        rows.append({"size_bytes": s, "first_ns": first, "second_ns": second})
-        if progress:
-            progress((i + 1) / len(sizes))
-    return {"probe": "read-cache", "params": asdict(p), "rows": rows}
+
+    def step(s: int) -> tuple[int, int]:
+        t.read(far, p.s_cache)  # fill any read cache with other data
+        return t.read(0, s), t.read(0, s)
+
+    return _size_sweep("read-cache", p, step, progress)
 
 
 def write_buffer(t: ProbeTarget, p: WriteBufferParams, progress: Progress | None = None) -> dict:
     """Algorithm 2. Rows: size_bytes, first_ns (buffer full), second_ns (after flush)."""
     _check_sizes("write-buffer", p.s_min, p.s_max, p.s_inc, p.s_buffer, "S_BUFFER")
     far = _far_offset(t, p.s_buffer, "write-buffer", "S_BUFFER", p.s_max)
-    rows = []
-    sizes = _sizes(p.s_min, p.s_max, p.s_inc)
-    for i, s in enumerate(sizes):
-        t.write(far, p.s_buffer)
+
+    def step(s: int) -> tuple[int, int]:
+        t.write(far, p.s_buffer)  # fill any write buffer
         first = t.write(0, s)
         t.flush()
-        second = t.write(0, s)
-        rows.append({"size_bytes": s, "first_ns": first, "second_ns": second})
-        if progress:
-            progress((i + 1) / len(sizes))
-    return {"probe": "write-buffer", "params": asdict(p), "rows": rows}
+        return first, t.write(0, s)
+
+    return _size_sweep("write-buffer", p, step, progress)
 
 
 def map_cache(t: ProbeTarget, p: MapCacheParams, progress: Progress | None = None) -> dict:
