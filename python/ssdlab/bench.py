@@ -55,10 +55,10 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], str, str]] = {
     ),
     "prep-full-4t": (
         "client-tlc-dram",
-        ["nand.blocks_per_plane=10928"],
+        ["nand.blocks_per_plane=10928", 'dram.size="4GiB"'],
         {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 10_000},
         "full",
-        "a 4 TB drive (client-tlc-dram with 8x the blocks), filled: memory",
+        "a 4 TB drive (client-tlc-dram with 8x the blocks, 4 GiB DRAM for its map), filled: memory",
     ),
 }
 
