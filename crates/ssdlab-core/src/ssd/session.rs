@@ -33,19 +33,26 @@ pub struct Session {
 impl Session {
     /// Build and prepare the device (`state` as for a run); no I/O is issued yet.
     pub fn new(cfg: DeviceConfig, state: DriveState, seed: u64) -> Result<Session, ConfigError> {
-        let w: WorkloadConfig = serde_json::from_str("{}").map_err(|e| ConfigError {
-            source: "session".into(),
-            message: e.to_string(),
-        })?;
-        let mut ssd = Ssd::new(
+        Self::with_options(
             cfg,
-            w,
             super::RunOptions {
                 state,
                 seed,
                 verify: false,
             },
-        );
+        )
+    }
+
+    /// As `new`, with every run option (`verify` keeps the read oracle).
+    pub fn with_options(
+        cfg: DeviceConfig,
+        opts: super::RunOptions,
+    ) -> Result<Session, ConfigError> {
+        let w: WorkloadConfig = serde_json::from_str("{}").map_err(|e| ConfigError {
+            source: "session".into(),
+            message: e.to_string(),
+        })?;
+        let mut ssd = Ssd::new(cfg, w, opts);
         ssd.jobs[0].external = true;
         Ok(Session {
             ssd,
