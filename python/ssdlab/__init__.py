@@ -10,6 +10,7 @@ from ssdlab import probe
 from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
+    SimulationError,
     preset_toml,
     presets,
     run,
@@ -24,6 +25,7 @@ from ssdlab.workloads import WORKLOADS, named_workload
 __all__ = [
     "ConfigError",
     "Report",
+    "SimulationError",
     "WORKLOADS",
     "__version__",
     "named_workload",

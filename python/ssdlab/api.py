@@ -18,6 +18,10 @@ from ssdlab.report import Report
 
 ConfigError = _core.ConfigError
 
+
+class SimulationError(RuntimeError):
+    """The simulated device stopped making progress (a model error worth reporting)."""
+
 DeviceLike = Union[str, os.PathLike, Mapping[str, Any]]
 WorkloadLike = Union[None, str, Mapping[str, Any]]
 
@@ -158,7 +162,10 @@ def run(
         verify,
         progress,
     )
-    return Report.from_json(out)
+    report = Report.from_json(out)
+    if report.to_dict().get("stalled"):
+        raise SimulationError(f"the simulated device stalled: {report['stalled']}")
+    return report
 
 
 def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -> list[Report]:

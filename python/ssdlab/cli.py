@@ -255,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, UsageError) as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
         return 2
+    except api.SimulationError as e:
+        print(f"ssdlab: error: {e} (please report it with the device file)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("ssdlab: interrupted", file=sys.stderr)
         return 130

@@ -476,6 +476,21 @@ impl DeviceConfig {
                     "ftl.over_provisioning: {op} leaves {spare_blocks} spare blocks per die, fewer than gc_target_blocks + 2 = {}; raise over_provisioning or blocks_per_plane",
                     f.gc_target_blocks + 2
                 ));
+            } else {
+                // Writes held in the buffer invalidate their old copies only once placed:
+                // a buffer larger than the spare area GC can work with could hold the
+                // very writes whose placement would give GC its victims (a deadlock).
+                let dies = (n.channels * n.dies_per_channel) as u64;
+                let block_bytes = self.raw_bytes() / n.blocks_per_plane.max(1) as u64 / dies;
+                let usable = (spare_blocks - (f.gc_target_blocks as u64 + 2)) * block_bytes * dies;
+                let wb = self.controller.write_buffer.bytes();
+                if wb > usable.max(block_bytes) {
+                    errs.push(format!(
+                        "controller.write_buffer: {} is larger than the spare flash GC can use ({}: over-provisioning less gc_target_blocks + 2 blocks per die); writes held in it could starve GC of victims: shrink it or raise over_provisioning",
+                        self.controller.write_buffer,
+                        Size(usable)
+                    ));
+                }
             }
             let units = self.raw_bytes() / mu;
             if units >= u32::MAX as u64 {

@@ -211,8 +211,11 @@ impl Ssd {
             return;
         }
         let mut filled = 0u64;
+        let pending = !self.alloc_waiters.is_empty();
         for i in 0..n {
-            if self.ftl.translate(lpn + i) != pun + i {
+            if self.ftl.translate(lpn + i) != pun + i
+                || (pending && self.pending_write_covers(lpn + i))
+            {
                 continue;
             }
             let version = self.ftl.verify_version(pun + i);

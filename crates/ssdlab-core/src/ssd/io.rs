@@ -2,7 +2,7 @@
 //! transactions, writes through the write buffer (with read-modify-write of partly
 //! covered mapping units), trims.
 
-use super::Ssd;
+use super::{Cmd, Ssd};
 use crate::config::memory::DataTier;
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::UNMAPPED;
@@ -45,17 +45,38 @@ impl Ssd {
             OpKind::Read => self.start_read(cmd),
             OpKind::Write => self.start_write(cmd),
             OpKind::Trim => {
-                let (first, n) = self.unit_range(c.offset, c.len);
-                for lpn in first..first + n {
-                    // Deallocate only whole units; a partial one keeps its data.
-                    if self.overlap(lpn, c.offset, c.len) == self.unit_bytes {
-                        self.ftl.trim(lpn);
-                        self.read_cache_invalidate(lpn, 1);
-                    }
+                if self.alloc_waiters.is_empty() {
+                    self.trim(cmd);
+                } else {
+                    // Acknowledged writes still wait for a block: the trim goes after
+                    // them, or placing them would bring back what it deallocated.
+                    self.trim_waiters.push_back(cmd);
                 }
-                self.post_completion(cmd, self.now());
             }
         }
+    }
+
+    fn trim(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        let (first, n) = self.unit_range(c.offset, c.len);
+        for lpn in first..first + n {
+            // Deallocate only whole units; a partial one keeps its data.
+            if self.overlap(lpn, c.offset, c.len) == self.unit_bytes {
+                self.ftl.trim(lpn);
+                self.read_cache_invalidate(lpn, 1);
+            }
+        }
+        self.post_completion(cmd, self.now());
+    }
+
+    /// Is unit `lpn` written by an acknowledged write still waiting for a block (its
+    /// data is in the write buffer, not yet in the map)?
+    pub(super) fn pending_write_covers(&self, lpn: u32) -> bool {
+        self.alloc_waiters.iter().any(|&w| {
+            let c = self.cmds.get(w);
+            let (first, n) = self.unit_range(c.offset, c.len);
+            lpn >= first + c.placed && lpn < first + n
+        })
     }
 
     pub(super) fn start_read(&mut self, cmd: u32) {
@@ -68,8 +89,14 @@ impl Ssd {
         let mut cache_bytes = 0u64; // in the read cache
         let mut open: Option<u32> = None; // transaction being extended
         let slc_cache = self.tiers.rc_tier == DataTier::Slc;
+        let held = !self.alloc_waiters.is_empty();
         for lpn in first..first + n {
             let bytes = self.overlap(lpn, c.offset, c.len);
+            if held && self.pending_write_covers(lpn) {
+                self.counters.buffer_hits += 1;
+                buffer_bytes += bytes;
+                continue;
+            }
             let cached = self.read_cache_lookup(lpn);
             if cached && !slc_cache {
                 cache_bytes += bytes;
@@ -239,14 +266,29 @@ impl Ssd {
         }
     }
 
-    /// Write data is in the controller: place it in the FTL and complete.
+    /// Write data is in the controller: place it in the FTL and complete. A write
+    /// that finds no die with a free block (or earlier writes still waiting for one)
+    /// completes all the same, its data held in the buffer, and is placed in order
+    /// once GC frees a block; until then reads of it are served from the buffer.
     pub(super) fn write_data_in(&mut self, cmd: u32) {
         let stored = self.write_buffer_store(self.cmds.get(cmd).len);
-        if self.place_write(cmd) {
+        if self.alloc_waiters.is_empty() && self.place_write(cmd) {
             self.post_completion(cmd, stored);
         } else {
             self.counters.alloc_stalls += 1;
-            self.alloc_waiters.push_back(cmd);
+            let c = *self.cmds.get(cmd);
+            if c.job == super::map::INTERNAL_JOB {
+                self.alloc_waiters.push_back(cmd);
+            } else {
+                let (first, n) = self.unit_range(c.offset, c.len);
+                self.read_cache_invalidate(first + c.placed, n - c.placed);
+                let held = self.cmds.insert(Cmd {
+                    job: super::map::INTERNAL_JOB,
+                    ..c
+                });
+                self.alloc_waiters.push_back(held);
+                self.post_completion(cmd, stored);
+            }
         }
         if !self.buffer.waiters.is_empty() {
             // Units now sit in open stripes: a waiter may be admitted to complete them.
@@ -289,6 +331,11 @@ impl Ssd {
             }
             self.alloc_waiters.pop_front();
             self.post_completion(cmd, self.now());
+        }
+        if self.alloc_waiters.is_empty() {
+            while let Some(t) = self.trim_waiters.pop_front() {
+                self.trim(t);
+            }
         }
     }
 

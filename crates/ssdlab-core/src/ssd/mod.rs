@@ -112,6 +112,10 @@ pub struct Ssd {
     buffer: WriteBuffer,
     /// Writes whose data arrived but found no die able to take it.
     alloc_waiters: std::collections::VecDeque<u32>,
+    /// Trims waiting for those writes to be placed first.
+    trim_waiters: std::collections::VecDeque<u32>,
+    /// Set when the run stopped because nothing could make progress.
+    pub stalled: Option<String>,
     jobs: Vec<Job>,
     /// The first job's workload (queues, queue policy; the report's `workload`).
     workload: WorkloadConfig,
@@ -241,6 +245,8 @@ impl Ssd {
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
             alloc_waiters: Default::default(),
+            trim_waiters: Default::default(),
+            stalled: None,
             jobs,
             job_cfgs,
             groups,
@@ -281,7 +287,11 @@ impl Ssd {
         let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
-            let Some(ev) = self.q.pop() else { break };
+            let Some(ev) = self.q.pop() else {
+                // Jobs wait for something no event will bring: a model error.
+                self.stalled = Some(self.stall_state());
+                break;
+            };
             if let Some(job) = self.dispatch(ev) {
                 if self.finish_job_if_done(job) {
                     active -= 1;

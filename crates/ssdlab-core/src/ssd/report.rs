@@ -101,6 +101,7 @@ impl Ssd {
             "seed": self.opts.seed,
             "state": self.prep.state,
             "sim_time_ns": sim_ns,
+            "stalled": self.stalled,
             "wall_time_s": wall_time_s,
             "events": self.q.processed(),
             "jobs": jobs,

@@ -200,7 +200,7 @@ impl Session {
 
 impl Ssd {
     /// What is holding the device up, for the stall message.
-    fn stall_state(&self) -> String {
+    pub(super) fn stall_state(&self) -> String {
         let busy = self
             .dies
             .iter()
