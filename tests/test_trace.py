@@ -125,3 +125,19 @@ def test_fio_replay_options(tmp_path, capsys):
     job.write_text("[r]\nreplay_no_stall=1\n")
     assert main(["fio", str(job), "--device", "tiny-test"]) == 2
     assert "need read_iolog" in capsys.readouterr().err
+
+
+@needs_traces
+def test_multi_device_trace_counts_and_replays_one_disk(capsys):
+    path = TRACES / "mqsim" / "tpcc-small.trace"
+    s = ssdlab.trace_stats(path)
+    assert len(s["devices"]) == 16 and sum(s["devices"].values()) == s["requests"]
+    busiest, count = max(s["devices"].items(), key=lambda kv: kv[1])
+    one = ssdlab.trace_stats(path, disk=int(busiest))
+    assert one["requests"] == count and one["devices"] == {busiest: count}
+    r = ssdlab.replay(path, "tiny-test", disk=int(busiest))
+    assert r["read"]["total_ios"] + r["write"]["total_ios"] == count
+    assert main(["trace", str(path), "--stats-only"]) == 0
+    assert "replay one with --disk N" in capsys.readouterr().out
+    with pytest.raises(ssdlab.ConfigError, match="device field"):
+        ssdlab.trace_stats(TRACES / "libcachesim-cloudphysics" / "cloudPhysicsIO.csv", disk=1)

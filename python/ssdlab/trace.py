@@ -23,9 +23,12 @@ MODES = ("closed", "timed")
 LBA_MODES = ("wrap", "scale")
 
 
-def trace_stats(path: str, format: str | None = None, skip_bad_lines: int = 0) -> dict:
-    """Statistics of a trace (requests, read share, size histogram, span, duration)."""
-    return json.loads(_core.trace_stats(str(path), format, int(skip_bad_lines)))
+def trace_stats(
+    path: str, format: str | None = None, skip_bad_lines: int = 0, disk: int | None = None
+) -> dict:
+    """Statistics of a trace (requests, read share, size histogram, span, duration,
+    requests per device); ``disk`` keeps one device's requests (msr, mqsim, ssdsim)."""
+    return json.loads(_core.trace_stats(str(path), format, int(skip_bad_lines), disk))
 
 
 def trace_workload(
@@ -38,6 +41,7 @@ def trace_workload(
     lba: str = "wrap",
     max_requests: int | None = None,
     skip_bad_lines: int = 0,
+    disk: int | None = None,
 ) -> dict[str, Any]:
     """The workload dict that replays ``path`` (usable wherever a workload is accepted)."""
     trace: dict[str, Any] = {
@@ -51,6 +55,8 @@ def trace_workload(
         trace["format"] = format
     if max_requests:
         trace["max_requests"] = int(max_requests)
+    if disk is not None:
+        trace["device"] = int(disk)
     return {"iodepth": int(iodepth), "trace": trace}
 
 
@@ -88,6 +94,16 @@ def format_stats(s: dict) -> str:
         "  sizes (<= bytes: requests): "
         + "  ".join(f"{_binary(int(k))}: {v:,}" for k, v in s["size_histogram"].items()),
     ]
+    devs = s.get("devices") or {}
+    if len(devs) > 1:
+        shown = sorted(devs.items(), key=lambda kv: -kv[1])[:8]
+        more = f" (+{len(devs) - 8} more)" if len(devs) > 8 else ""
+        lines.append(
+            "  devices (number: requests): "
+            + "  ".join(f"{k}: {v:,}" for k, v in shown)
+            + more
+            + "; replay one with --disk N"
+        )
     return "\n".join(lines)
 
 
@@ -127,6 +143,13 @@ def register(sub) -> None:
         metavar="N",
         help="skip (and count) up to N malformed lines instead of failing",
     )
+    p.add_argument(
+        "--disk",
+        type=int,
+        default=None,
+        metavar="N",
+        help="replay only device/disk N's requests (msr, mqsim, ssdsim traces)",
+    )
     p.add_argument("--stats-only", action="store_true", help="print the statistics, no replay")
     p.add_argument("--json", metavar="FILE", help="write the replay report as JSON ('-' = stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary")
@@ -140,7 +163,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
     if args.skip_bad_lines < 0:
         raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
-    stats = trace_stats(args.file, args.format, args.skip_bad_lines)
+    stats = trace_stats(args.file, args.format, args.skip_bad_lines, args.disk)
     if args.json != "-" and not args.quiet:
         print(format_stats(stats))
     if args.stats_only:
@@ -158,6 +181,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         lba=args.lba,
         max_requests=args.max_requests,
         skip_bad_lines=args.skip_bad_lines,
+        disk=args.disk,
     )
     if args.json == "-":
         print(report.to_json())

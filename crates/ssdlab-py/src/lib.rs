@@ -137,19 +137,21 @@ fn validate_workload(
 
 /// Statistics of a block trace from one streaming pass; returns JSON text.
 #[pyfunction]
-#[pyo3(signature = (path, format=None, skip_bad_lines=0))]
+#[pyo3(signature = (path, format=None, skip_bad_lines=0, device=None))]
 fn trace_stats(
     py: Python<'_>,
     path: String,
     format: Option<String>,
     skip_bad_lines: u64,
+    device: Option<u64>,
 ) -> PyResult<String> {
     let fmt = format
         .as_deref()
         .map(ssdlab_core::trace::TraceFormat::parse)
         .transpose()
         .map_err(|m| ConfigError::new_err(format!("--format: {m}")))?;
-    let stats = py.allow_threads(move || ssdlab_core::trace::scan(&path, fmt, skip_bad_lines));
+    let stats =
+        py.allow_threads(move || ssdlab_core::trace::scan(&path, fmt, skip_bad_lines, device));
     stats
         .map(|s| serde_json::to_string(&s).expect("stats serialise"))
         .map_err(|e| ConfigError::new_err(e.message))

@@ -213,7 +213,7 @@ pub fn load_workload(
         // One streaming pass: every line parses (or is skipped within budget), and
         // the LBA range and statistics are known before the replay.
         let fmt = t.validate().map_err(|m| err("workload", m))?;
-        let stats = crate::trace::scan(&t.path, fmt, t.skip_bad_lines)
+        let stats = crate::trace::scan(&t.path, fmt, t.skip_bad_lines, t.device)
             .map_err(|e| err("trace", e.message))?;
         if stats.requests == 0 {
             return Err(err(

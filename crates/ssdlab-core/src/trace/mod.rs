@@ -89,6 +89,10 @@ pub struct TraceReader {
     /// fio iolog v2: time is the sum of `wait` actions.
     clock_ns: u64,
     iolog_v3: bool,
+    /// Device (disk) number of the last record, for formats that carry one.
+    pub last_device: Option<u64>,
+    /// Keep only the requests of this device (MSR DiskNumber, MQSim/SSDSim device).
+    device_filter: Option<u64>,
 }
 
 fn bad(path: &str, line: u64, text: &str, expected: &str) -> TraceError {
@@ -177,7 +181,29 @@ impl TraceReader {
             skipped: 0,
             clock_ns: 0,
             iolog_v3: false,
+            last_device: None,
+            device_filter: None,
         })
+    }
+
+    /// Replay only the requests of device (disk) `dev`; an error for formats without
+    /// a device field.
+    pub fn with_device(mut self, dev: Option<u64>) -> Result<Self, TraceError> {
+        if dev.is_some()
+            && !matches!(
+                self.format,
+                TraceFormat::Msr | TraceFormat::Mqsim | TraceFormat::Ssdsim
+            )
+        {
+            return Err(TraceError {
+                message: format!(
+                    "{}: a device filter needs a format with a device field (msr, mqsim, ssdsim)",
+                    self.path
+                ),
+            });
+        }
+        self.device_filter = dev;
+        Ok(self)
     }
 
     /// The next request, None at the end; a bad line is an error unless the skip
@@ -199,6 +225,11 @@ impl TraceReader {
             let r = self.parse_line(&line);
             self.buf = line;
             match r {
+                Ok(Some(_))
+                    if self.device_filter.is_some() && self.last_device != self.device_filter =>
+                {
+                    continue
+                }
                 Ok(Some(rec)) => return Ok(Some(rec)),
                 Ok(None) => continue,
                 Err(e) => {
@@ -242,6 +273,7 @@ impl TraceReader {
                     _ => return Err(bad(p, n, l, exp)),
                 };
                 let t = num(f[0], exp)?;
+                self.last_device = Some(num(f[2], exp)?);
                 rec(
                     t.saturating_mul(100),
                     kind,
@@ -351,6 +383,7 @@ impl TraceReader {
                     "0" => OpKind::Write,
                     _ => return Err(bad(p, n, l, exp)),
                 };
+                self.last_device = Some(num(w[1], exp)?);
                 rec(
                     num(w[0], exp)?,
                     kind,
@@ -419,19 +452,31 @@ pub struct TraceStats {
     pub mean_interarrival_ns: f64,
     pub skipped_lines: u64,
     pub lines: u64,
+    /// Requests per device (disk) number, for formats that carry one (the first
+    /// `MAX_DEVICES` devices seen).
+    pub devices: std::collections::BTreeMap<u64, u64>,
 }
+
+/// Distinct devices counted in a trace's statistics.
+const MAX_DEVICES: usize = 1024;
 
 pub fn scan(
     path: &str,
     format: Option<TraceFormat>,
     skip_bad_lines: u64,
+    device: Option<u64>,
 ) -> Result<TraceStats, TraceError> {
-    let mut r = TraceReader::open(path, format, skip_bad_lines)?;
+    let mut r = TraceReader::open(path, format, skip_bad_lines)?.with_device(device)?;
     let mut s = TraceStats {
         offset_min: u64::MAX,
         ..Default::default()
     };
     while let Some(rec) = r.next_record()? {
+        if let Some(d) = r.last_device {
+            if s.devices.len() < MAX_DEVICES || s.devices.contains_key(&d) {
+                *s.devices.entry(d).or_insert(0) += 1;
+            }
+        }
         if s.requests == 0 {
             s.first_time_ns = rec.time_ns;
         }

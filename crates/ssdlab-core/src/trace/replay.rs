@@ -45,6 +45,9 @@ pub struct TraceConfig {
     /// Malformed lines to skip (and count) before giving up.
     #[serde(default)]
     pub skip_bad_lines: u64,
+    /// Replay only this device's (disk's) requests (msr, mqsim and ssdsim traces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<u64>,
 }
 
 fn default_mode() -> ReplayMode {
@@ -97,8 +100,9 @@ impl TraceSource {
     /// `trace_end` is the end of the trace's LBA range (from a first pass) for `scale`.
     pub fn new(cfg: &TraceConfig, capacity: u64, trace_end: u64) -> Result<Self, String> {
         let fmt = cfg.validate()?;
-        let reader =
-            TraceReader::open(&cfg.path, fmt, cfg.skip_bad_lines).map_err(|e| e.message)?;
+        let reader = TraceReader::open(&cfg.path, fmt, cfg.skip_bad_lines)
+            .and_then(|r| r.with_device(cfg.device))
+            .map_err(|e| e.message)?;
         let mut s = TraceSource {
             reader,
             mode: cfg.mode,

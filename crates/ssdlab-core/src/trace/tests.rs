@@ -154,12 +154,12 @@ fn bad_line_names_file_line_text_and_expectation() {
 #[test]
 fn skip_budget_counts_skipped_lines() {
     let t = TempTrace::new("0,R,0,4096\nbad\n1,R,0,4096\nworse\n2,W,0,4096\n");
-    let s = scan(&t.0, Some(TraceFormat::Csv), 2).unwrap();
+    let s = scan(&t.0, Some(TraceFormat::Csv), 2, None).unwrap();
     assert_eq!(
         (s.requests, s.skipped_lines, s.reads, s.writes),
         (3, 2, 2, 1)
     );
-    assert!(scan(&t.0, Some(TraceFormat::Csv), 1)
+    assert!(scan(&t.0, Some(TraceFormat::Csv), 1, None)
         .unwrap_err()
         .message
         .contains(":4: 'worse'"));
@@ -193,7 +193,7 @@ fn detects_each_format() {
 #[test]
 fn stats_size_histogram_and_span() {
     let t = TempTrace::new("0,R,0,4096\n1000,W,1048576,8192\n3000,R,4096,512\n");
-    let s = scan(&t.0, None, 0).unwrap();
+    let s = scan(&t.0, None, 0, None).unwrap();
     assert_eq!(s.format, "csv");
     assert_eq!(
         (s.requests, s.bytes, s.offset_min, s.offset_max_end),
@@ -216,6 +216,7 @@ fn source(text: &str, lba: LbaMode, cap: u64, end: u64) -> (TempTrace, TraceSour
         lba,
         max_requests: None,
         skip_bad_lines: 0,
+        device: None,
     };
     let s = TraceSource::new(&cfg, cap, end).unwrap();
     (t, s)
