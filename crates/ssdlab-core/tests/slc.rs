@@ -150,3 +150,42 @@ fn oracle_holds_with_cost_benefit_gc_and_folding() {
     assert!(f(&r["device"]["slc"]["folds"]) > 0.0);
     assert!(f(&r["device"]["dies"]["gc_share"]) > 0.0);
 }
+
+/// Dynamic SLC: the area shrinks as the drive fills. An empty drive takes the whole
+/// 768 KiB in SLC; a full one only `min_size` (one block per die: 96 units); the
+/// static area is the same on both. The allowance follows the share of LBAs mapped.
+#[test]
+fn dynamic_slc_shrinks_as_the_drive_fills() {
+    let burst = r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":600}"#;
+    let to_slc = |extra: &[&str], state| {
+        let r = simulate(&slc_dev(extra), burst, state, 1, true);
+        assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+        (
+            f(&r["device"]["slc"]["host_units_to_slc"]),
+            r["device"]["slc"]["allowed_blocks_per_die"].clone(),
+        )
+    };
+    let dynamic = ["slc.mode=\"dynamic\"", "slc.min_size=\"384KiB\""];
+    assert_eq!(to_slc(&[], DriveState::Fresh).0, SLC_UNITS);
+    assert_eq!(to_slc(&[], DriveState::Full).0, SLC_UNITS);
+    let (fresh, _) = to_slc(&dynamic, DriveState::Fresh);
+    let (full, allowed) = to_slc(&dynamic, DriveState::Full);
+    assert_eq!(fresh, SLC_UNITS, "an empty drive lends the whole area");
+    assert_eq!(full, SLC_UNITS / 2.0, "a full drive keeps min_size");
+    assert_eq!(allowed, 1);
+    let bad = ssdlab_core::config::load_device(
+        &ssdlab_core::DeviceSpec::Preset("tiny-test".into()),
+        &[
+            "nand.pages_per_block=9".into(),
+            "nand.blocks_per_plane=40".into(),
+            "slc.size=\"768KiB\"".into(),
+            "slc.min_size=\"1MiB\"".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        bad.contains("slc.min_size: 1MiB is larger than slc.size"),
+        "{bad}"
+    );
+}

@@ -454,6 +454,11 @@ impl DeviceConfig {
                 errs.push(
                     "slc.size: the NAND is SLC already; an SLC cache needs MLC, TLC or QLC".into(),
                 );
+            } else if self.slc.min_size.bytes() > self.slc.size.bytes() {
+                errs.push(format!(
+                    "slc.min_size: {} is larger than slc.size ({})",
+                    self.slc.min_size, self.slc.size
+                ));
             } else if slc + f.gc_target_blocks as u64 + 4 > n.blocks_per_plane as u64 / 2 {
                 errs.push(format!(
                     "slc.size: {} needs {slc} SLC blocks per die, more than half of the die's {} blocks; the SLC cache must be much smaller than the drive",

@@ -418,6 +418,22 @@ pub struct SlcConfig {
     /// Fold when the host has had nothing outstanding for `ftl.idle_time`.
     #[serde(default = "default_true")]
     pub fold_when_idle: bool,
+    /// `static`: the whole `size` is always there. `dynamic`: the SLC area shrinks as
+    /// the drive fills, from `size` on an empty drive to `min_size` on a full one (in
+    /// proportion to the logical space not holding data).
+    #[serde(default)]
+    pub mode: SlcMode,
+    /// Dynamic mode: what is left of the SLC area on a full drive.
+    #[serde(default)]
+    pub min_size: Size,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SlcMode {
+    #[default]
+    Static,
+    Dynamic,
 }
 
 impl Default for SlcConfig {
@@ -428,6 +444,8 @@ impl Default for SlcConfig {
             t_prog: default_slc_t_prog(),
             fold_watermark_blocks: 0,
             fold_when_idle: true,
+            mode: SlcMode::Static,
+            min_size: Size(0),
         }
     }
 }

@@ -137,6 +137,12 @@ pub struct Ftl {
     pub write_clock: u64,
     /// Host writes go to the SLC area while it has room (off during preparation).
     pub slc_active: bool,
+    /// Dynamic SLC: the SLC blocks a die may use shrink from all of them (empty
+    /// drive) to `slc_min_blocks` (full drive) with the share of host units mapped.
+    pub slc_dynamic: bool,
+    pub slc_min_blocks: u32,
+    /// Host logical units holding data (mapped).
+    pub mapped_units: u64,
     pub stats: FtlStats,
     pub verify: Option<Verify>,
 }
@@ -192,6 +198,13 @@ impl Ftl {
             gc_policy: d.ftl.gc_policy,
             write_clock: 0,
             slc_active: geo.native_blocks_per_die < geo.blocks_per_die,
+            slc_dynamic: d.slc.mode == crate::config::memory::SlcMode::Dynamic,
+            slc_min_blocks: {
+                let per_die = d.slc_block_bytes() * d.dies() as u64;
+                (d.slc.min_size.bytes().div_ceil(per_die.max(1)) as u32)
+                    .min(geo.blocks_per_die - geo.native_blocks_per_die)
+            },
+            mapped_units: 0,
             stats: FtlStats::default(),
             verify,
             geo,
@@ -228,6 +241,8 @@ impl Ftl {
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
             self.invalidate(old);
+        } else if (lpn as u64) < self.host_units {
+            self.mapped_units += 1;
         }
         self.l2p[lpn as usize] = lpn_to_pun_guard(pun);
         self.p2l[pun as usize] = lpn;
@@ -319,8 +334,7 @@ impl Ftl {
         let mut die = self.host_cursor;
         let mut tries = 0;
         loop {
-            let d = &self.dies[die as usize];
-            if d.slc.block != NO_BLOCK || !d.slc_free.is_empty() {
+            if self.slc_room(die) {
                 break;
             }
             die = (die + 1) % dies;
@@ -395,6 +409,9 @@ impl Ftl {
             self.invalidate(old);
             self.l2p[lpn as usize] = UNMAPPED;
             self.stats.trimmed_units += 1;
+            if (lpn as u64) < self.host_units {
+                self.mapped_units -= 1;
+            }
         }
         if let Some(v) = &mut self.verify {
             v.shadow[lpn as usize] = 0;
@@ -417,9 +434,40 @@ impl Ftl {
 
     /// Does some die still have room in its SLC area?
     pub fn slc_has_room(&self) -> bool {
-        self.dies
+        (0..self.geo.dies).any(|die| self.slc_room(die))
+    }
+
+    /// SLC blocks a die may use now: all of them, or with dynamic SLC a share that
+    /// shrinks to `slc_min_blocks` as the host's logical space fills.
+    pub fn slc_allowed_blocks(&self) -> u32 {
+        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
+        if !self.slc_dynamic {
+            return all;
+        }
+        let empty = 1.0 - self.mapped_units as f64 / self.host_units.max(1) as f64;
+        let extra = ((all - self.slc_min_blocks) as f64 * empty.clamp(0.0, 1.0)).ceil() as u32;
+        self.slc_min_blocks + extra
+    }
+
+    /// Can die `die` take a unit in SLC mode (an open SLC block, or a free one it may
+    /// open within its allowance)?
+    #[inline]
+    fn slc_room(&self, die: u32) -> bool {
+        let d = &self.dies[die as usize];
+        if d.slc.block != NO_BLOCK {
+            return true;
+        }
+        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
+        let in_use = all - d.slc_free.len() as u32;
+        !d.slc_free.is_empty() && in_use < self.slc_allowed_blocks()
+    }
+
+    /// Count the mapped host units (after preparation wrote the map directly).
+    pub fn recount_mapped(&mut self) {
+        self.mapped_units = self.l2p[..self.host_units as usize]
             .iter()
-            .any(|d| d.slc.block != NO_BLOCK || !d.slc_free.is_empty())
+            .filter(|&&p| p != UNMAPPED)
+            .count() as u64;
     }
 
     /// Free SLC-mode blocks over all dies.

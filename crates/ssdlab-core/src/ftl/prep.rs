@@ -219,6 +219,7 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
             }
         }
     }
+    ftl.recount_mapped();
     ftl.slc_active = slc;
     if slc && matches!(state, DriveState::Sustain | DriveState::Aging) {
         fill_slc(ftl, state == DriveState::Aging, seed);

@@ -221,6 +221,9 @@ impl Ssd {
                 * (self.geo.blocks_per_die - self.geo.native_blocks_per_die) as u64
                 * self.geo.dies as u64,
             "free_blocks": self.ftl.slc_free_blocks(),
+            "mode": self.cfg.slc.mode,
+            "allowed_blocks_per_die": self.ftl.slc_allowed_blocks(),
+            "mapped_share": frac(self.ftl.mapped_units, self.ftl.host_units),
             "host_units_to_slc": f.host_units_to_slc,
             "host_units_to_native": f.host_units_to_native,
             "slc_hit_rate": frac(f.host_units_to_slc, f.host_units_to_slc + f.host_units_to_native),
