@@ -62,6 +62,12 @@ def register(sub) -> None:
         default=None,
         help="largest command a request is split into (default 128K, Linux max_sectors_kb)",
     )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="read-cache / write-buffer: runs per size, medians kept (real drives: 5)",
+    )
     p.add_argument("--quick", action="store_true", help="coarser steps (smoke test)")
     for flag, what in (
         ("--s-min", "S_MIN"),
@@ -109,6 +115,7 @@ def _params(args):
         if getattr(args, k) is not None:
             setattr(mp, k, getattr(args, k))
     mp.fill = not args.no_fill
+    rp.repeat = wp.repeat = args.repeat
     return rp, wp, mp
 
 

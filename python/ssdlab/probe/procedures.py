@@ -40,6 +40,7 @@ class ReadCacheParams:
     s_max: int = 2048 * KiB
     s_inc: int = 2 * KiB
     s_cache: int = 512 * MiB
+    repeat: int = 1  # runs per size; the median of each timing is kept
 
 
 @dataclass
@@ -48,6 +49,7 @@ class WriteBufferParams:
     s_max: int = 2048 * KiB
     s_inc: int = 2 * KiB
     s_buffer: int = 512 * MiB
+    repeat: int = 1  # runs per size; the median of each timing is kept
 
 
 @dataclass
@@ -91,11 +93,17 @@ def _sizes(s_min: int, s_max: int, s_inc: int) -> list[int]:
 
 
 def _size_sweep(name: str, p, step, progress: Progress | None) -> dict:
-    """Run ``step(s) -> (first_ns, second_ns)`` for every size s of ``p``."""
+    """Run ``step(s) -> (first_ns, second_ns)`` ``p.repeat`` times for every size s of
+    ``p`` and keep the median of each timing (real drives are noisy; one run of the
+    paper's procedure is ``repeat = 1``)."""
+    if p.repeat < 1:
+        raise ProbeError(f"{name}: repeat = {p.repeat} must be at least 1")
     rows = []
     sizes = _sizes(p.s_min, p.s_max, p.s_inc)
     for i, s in enumerate(sizes):
-        first, second = step(s)
+        runs = [step(s) for _ in range(p.repeat)]
+        first = int(statistics.median(r[0] for r in runs))
+        second = int(statistics.median(r[1] for r in runs))
         rows.append({"size_bytes": s, "first_ns": first, "second_ns": second})
         if progress:
             progress((i + 1) / len(sizes))
