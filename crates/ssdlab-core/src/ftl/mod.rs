@@ -16,6 +16,7 @@
 mod gc;
 pub mod map_cache;
 pub mod prep;
+mod slc;
 
 use crate::config::DeviceConfig;
 use crate::nand::{Geometry, Pun};
@@ -328,65 +329,6 @@ impl Ftl {
         Some((pun, full))
     }
 
-    /// Place one host unit in the SLC area, if some die has room there.
-    fn place_slc(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
-        let dies = self.geo.dies;
-        let mut die = self.host_cursor;
-        let mut tries = 0;
-        loop {
-            if self.slc_room(die) {
-                break;
-            }
-            die = (die + 1) % dies;
-            tries += 1;
-            if tries == dies {
-                return None;
-            }
-        }
-        let (pun, full) = self.alloc_slc(die);
-        self.host_cursor = if full.is_some() {
-            (die + 1) % dies
-        } else {
-            die
-        };
-        self.stats.host_units_to_slc += 1;
-        self.host_placed(lpn, pun);
-        Some((pun, full))
-    }
-
-    /// Allocate the next unit of a die's SLC frontier.
-    fn alloc_slc(&mut self, die: u32) -> (Pun, Option<FullStripe>) {
-        let ups = self.geo.units_per_stripe;
-        let upb_slc = ups * self.geo.slc_pages_per_block;
-        let d = &mut self.dies[die as usize];
-        if d.slc.block == NO_BLOCK {
-            let b = d.slc_free.pop_front().expect("caller checked room");
-            d.slc.block = b;
-            d.slc.next = 0;
-            self.blocks[b as usize].state = BlockState::Open;
-        }
-        let block = d.slc.block;
-        let pun = self.geo.block_base(block) + d.slc.next;
-        d.slc.next += 1;
-        self.write_clock += 1;
-        let mut full = None;
-        if d.slc.next.is_multiple_of(ups) {
-            full = Some(FullStripe {
-                die,
-                block,
-                page: d.slc.next / ups - 1,
-            });
-            if d.slc.next == upb_slc {
-                d.slc.block = NO_BLOCK;
-                d.slc_full.push_back(block);
-                let b = &mut self.blocks[block as usize];
-                b.state = BlockState::Full;
-                b.closed_at = self.write_clock;
-            }
-        }
-        (pun, full)
-    }
-
     /// Map a placed host unit and count it.
     fn host_placed(&mut self, lpn: u32, pun: Pun) {
         self.bind(lpn, pun);
@@ -432,47 +374,12 @@ impl Ftl {
         self.stats.units_programmed += (self.geo.units_per_stripe * pages) as u64;
     }
 
-    /// Does some die still have room in its SLC area?
-    pub fn slc_has_room(&self) -> bool {
-        (0..self.geo.dies).any(|die| self.slc_room(die))
-    }
-
-    /// SLC blocks a die may use now: all of them, or with dynamic SLC a share that
-    /// shrinks to `slc_min_blocks` as the host's logical space fills.
-    pub fn slc_allowed_blocks(&self) -> u32 {
-        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
-        if !self.slc_dynamic {
-            return all;
-        }
-        let empty = 1.0 - self.mapped_units as f64 / self.host_units.max(1) as f64;
-        let extra = ((all - self.slc_min_blocks) as f64 * empty.clamp(0.0, 1.0)).ceil() as u32;
-        self.slc_min_blocks + extra
-    }
-
-    /// Can die `die` take a unit in SLC mode (an open SLC block, or a free one it may
-    /// open within its allowance)?
-    #[inline]
-    fn slc_room(&self, die: u32) -> bool {
-        let d = &self.dies[die as usize];
-        if d.slc.block != NO_BLOCK {
-            return true;
-        }
-        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
-        let in_use = all - d.slc_free.len() as u32;
-        !d.slc_free.is_empty() && in_use < self.slc_allowed_blocks()
-    }
-
     /// Count the mapped host units (after preparation wrote the map directly).
     pub fn recount_mapped(&mut self) {
         self.mapped_units = self.l2p[..self.host_units as usize]
             .iter()
             .filter(|&&p| p != UNMAPPED)
             .count() as u64;
-    }
-
-    /// Free SLC-mode blocks over all dies.
-    pub fn slc_free_blocks(&self) -> u64 {
-        self.dies.iter().map(|d| d.slc_free.len() as u64).sum()
     }
 
     /// Free blocks on a die.
@@ -615,30 +522,6 @@ impl Ftl {
                 }
             }
             self.seal_slc(die);
-        }
-    }
-
-    /// Pad the die's SLC frontier to a whole stripe (SLC programs one page at a time).
-    fn seal_slc(&mut self, die: u32) {
-        let ups = self.geo.units_per_stripe;
-        let upb_slc = ups * self.geo.slc_pages_per_block;
-        let d = &mut self.dies[die as usize];
-        if d.slc.block == NO_BLOCK {
-            return;
-        }
-        let block = d.slc.block;
-        d.slc.next = d.slc.next.div_ceil(ups) * ups;
-        let pages = d.slc.next / ups;
-        if d.slc.next == upb_slc {
-            d.slc.block = NO_BLOCK;
-            d.slc_full.push_back(block);
-            self.blocks[block as usize].state = BlockState::Full;
-        }
-        let p = &mut self.programmed[block as usize];
-        while (*p as u32) < pages {
-            *p += 1;
-            self.stats.pages_programmed += self.geo.planes as u64;
-            self.stats.units_programmed += ups as u64;
         }
     }
 
