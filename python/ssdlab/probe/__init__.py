@@ -164,10 +164,7 @@ def run_probes(
             raise ProbeError(f"probe: '{p}' is not a probe (allowed: {', '.join(PROBES)}, all)")
     settings = list(hmb) if hmb else _default_hmb(target)
     writable = any(p in WRITES for p in probes)
-    label_of = (
-        f"<dict {target.get('name', 'device')}>" if isinstance(target, Mapping) else str(target)
-    )
-    res = ProbeResult(target=label_of, simulated=not is_real_target(target))
+    res = ProbeResult(target=str(target), simulated=not is_real_target(target))
     params = {
         "read-cache": read_params or ReadCacheParams(),
         "write-buffer": write_params or WriteBufferParams(),
@@ -192,6 +189,7 @@ def run_probes(
             max_io_bytes=max_io_bytes,
         )
         try:
+            res.target = tgt.name  # the target's own label (a dict device's name)
             res.hmb_granted[label] = tgt.hmb_granted_bytes()
             res.curves[label], res.findings[label] = {}, {}
             for p in PROBES:

@@ -485,7 +485,7 @@ impl DeviceConfig {
                 // Writes held in the buffer invalidate their old copies only once placed:
                 // a buffer larger than the spare area GC can work with could hold the
                 // very writes whose placement would give GC its victims (a deadlock).
-                let dies = (n.channels * n.dies_per_channel) as u64;
+                let dies = self.dies() as u64;
                 let block_bytes = self.raw_bytes() / n.blocks_per_plane.max(1) as u64 / dies;
                 let usable = (spare_blocks - (f.gc_target_blocks as u64 + 2)) * block_bytes * dies;
                 let wb = self.controller.write_buffer.bytes();

@@ -203,7 +203,7 @@ impl Ftl {
             slc_min_blocks: {
                 let per_die = d.slc_block_bytes() * d.dies() as u64;
                 (d.slc.min_size.bytes().div_ceil(per_die.max(1)) as u32)
-                    .min(geo.blocks_per_die - geo.native_blocks_per_die)
+                    .min(geo.slc_blocks_per_die())
             },
             mapped_units: 0,
             stats: FtlStats::default(),
@@ -306,27 +306,31 @@ impl Ftl {
                 return Some(placed);
             }
         }
-        let dies = self.geo.dies;
-        let mut die = self.host_cursor;
-        let mut tries = 0;
-        while !self.can_take(die, false) {
-            // Only move to another die at a stripe boundary (always true when the
-            // frontier is closed, which is the only case can_take fails).
-            die = (die + 1) % dies;
-            tries += 1;
-            if tries == dies {
-                return None;
-            }
-        }
+        // Only move to another die at a stripe boundary (always true when the frontier
+        // is closed, which is the only case can_take fails).
+        let die = self.die_from_cursor(|f, d| f.can_take(d, false))?;
         let (pun, full) = self.alloc(die, false);
-        self.host_cursor = if full.is_some() {
-            (die + 1) % dies
-        } else {
-            die
-        };
+        self.cursor_after(die, &full);
         self.stats.host_units_to_native += 1;
         self.host_placed(lpn, pun);
         Some((pun, full))
+    }
+
+    /// The first die from the host cursor on that `ok` accepts, if any.
+    fn die_from_cursor(&self, ok: impl Fn(&Self, u32) -> bool) -> Option<u32> {
+        let dies = self.geo.dies;
+        (0..dies)
+            .map(|k| (self.host_cursor + k) % dies)
+            .find(|&d| ok(self, d))
+    }
+
+    /// Host stripes go round the dies: the cursor moves on once `die`'s is full.
+    fn cursor_after(&mut self, die: u32, full: &Option<FullStripe>) {
+        if full.is_some() {
+            self.host_cursor = (die + 1) % self.geo.dies;
+        } else {
+            self.host_cursor = die;
+        }
     }
 
     /// Map a placed host unit and count it.
@@ -459,28 +463,24 @@ impl Ftl {
     /// their next program boundary, as a flush does: returns, per frontier, the pad
     /// units allocated and the stripe that is now ready to program.
     pub fn pad_host_frontiers(&mut self, die: u32) -> Vec<(u64, FullStripe)> {
+        // Allocate unmapped units until the frontier completes a stripe.
+        fn pad(f: &mut Ftl, alloc: impl Fn(&mut Ftl) -> Option<FullStripe>) -> (u64, FullStripe) {
+            let mut units = 1;
+            loop {
+                if let Some(s) = alloc(f) {
+                    return (units, s);
+                }
+                units += 1;
+            }
+        }
         let mut out = Vec::new();
         let d = &self.dies[die as usize];
         if d.host.block != NO_BLOCK && !d.host.next.is_multiple_of(self.geo.units_per_program) {
-            let mut pad = 0;
-            loop {
-                pad += 1;
-                if let (_, Some(s)) = self.alloc(die, false) {
-                    out.push((pad, s));
-                    break;
-                }
-            }
+            out.push(pad(self, |f| f.alloc(die, false).1));
         }
         let d = &self.dies[die as usize];
         if d.slc.block != NO_BLOCK && !d.slc.next.is_multiple_of(self.geo.units_per_stripe) {
-            let mut pad = 0;
-            loop {
-                pad += 1;
-                if let (_, Some(s)) = self.alloc_slc(die) {
-                    out.push((pad, s));
-                    break;
-                }
-            }
+            out.push(pad(self, |f| f.alloc_slc(die).1));
         }
         if !out.is_empty() && self.host_cursor == die {
             self.host_cursor = (die + 1) % self.geo.dies;

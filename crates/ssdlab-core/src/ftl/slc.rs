@@ -7,25 +7,9 @@ use super::{BlockState, Ftl, FullStripe, Pun, NO_BLOCK};
 impl Ftl {
     /// Place one host unit in the SLC area, if some die has room there.
     pub(super) fn place_slc(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
-        let dies = self.geo.dies;
-        let mut die = self.host_cursor;
-        let mut tries = 0;
-        loop {
-            if self.slc_room(die) {
-                break;
-            }
-            die = (die + 1) % dies;
-            tries += 1;
-            if tries == dies {
-                return None;
-            }
-        }
+        let die = self.die_from_cursor(|f, d| f.slc_room(d))?;
         let (pun, full) = self.alloc_slc(die);
-        self.host_cursor = if full.is_some() {
-            (die + 1) % dies
-        } else {
-            die
-        };
+        self.cursor_after(die, &full);
         self.stats.host_units_to_slc += 1;
         self.host_placed(lpn, pun);
         Some((pun, full))
@@ -72,7 +56,7 @@ impl Ftl {
     /// SLC blocks a die may use now: all of them, or with dynamic SLC a share that
     /// shrinks to `slc_min_blocks` as the host's logical space fills.
     pub fn slc_allowed_blocks(&self) -> u32 {
-        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
+        let all = self.geo.slc_blocks_per_die();
         if !self.slc_dynamic {
             return all;
         }
@@ -89,7 +73,7 @@ impl Ftl {
         if d.slc.block != NO_BLOCK {
             return true;
         }
-        let all = self.geo.blocks_per_die - self.geo.native_blocks_per_die;
+        let all = self.geo.slc_blocks_per_die();
         let in_use = all - d.slc_free.len() as u32;
         !d.slc_free.is_empty() && in_use < self.slc_allowed_blocks()
     }

@@ -140,6 +140,12 @@ impl Geometry {
     }
 
     /// Is the block (global id) operated in SLC mode?
+    /// Blocks per die operated in SLC mode (the last ones of each die).
+    #[inline]
+    pub fn slc_blocks_per_die(&self) -> u32 {
+        self.blocks_per_die - self.native_blocks_per_die
+    }
+
     #[inline]
     pub fn is_slc_block(&self, block_id: u32) -> bool {
         self.div_bpd.modulo(block_id) >= self.native_blocks_per_die

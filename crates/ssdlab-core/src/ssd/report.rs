@@ -216,9 +216,9 @@ impl Ssd {
         let unit = self.unit_bytes;
         dev["slc"] = json!({
             "enabled": self.geo.native_blocks_per_die < self.geo.blocks_per_die,
-            "blocks_per_die": self.geo.blocks_per_die - self.geo.native_blocks_per_die,
+            "blocks_per_die": self.geo.slc_blocks_per_die(),
             "size_bytes": self.cfg.slc_block_bytes()
-                * (self.geo.blocks_per_die - self.geo.native_blocks_per_die) as u64
+                * self.geo.slc_blocks_per_die() as u64
                 * self.geo.dies as u64,
             "free_blocks": self.ftl.slc_free_blocks(),
             "mode": self.cfg.slc.mode,
