@@ -79,7 +79,7 @@ NOT_SIMULATED = {
     "libblkio_driver", "libblkio_path", "sg_write_mode", "write_mode", "pi_act", "pi_chk",
     "apptag", "apptag_mask", "md_per_io_size", "fdp", "fdp_pli", "num_range",
     "atomic", "timeout", "std_redirect", "percentile_list", "donorname", "threads",
-    "cmd_type",
+    "cmd_type", "replay_redirect",
 }  # fmt: skip
 
 # Options whose meaning the simulator cannot honour: a job using one is rejected.
@@ -319,17 +319,15 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
         elif n == "random_distribution":
             spec["random_distribution"] = v.strip()
         elif n == "read_iolog":
-            spec["_trace"] = {**spec.get("_trace", {}), "path": _iolog_path(v, w)}
+            spec.setdefault("_trace", {})["path"] = _iolog_path(v, w)
         elif n == "replay_no_stall":
             if parse_bool(v, w, n):
-                spec["_trace"] = {**spec.get("_trace", {}), "mode": "closed"}
+                spec.setdefault("_trace", {})["mode"] = "closed"
         elif n == "replay_time_scale":
             scale = parse_int(v, w, n)
             if scale <= 0:
                 raise JobFileError(f"{w}: replay_time_scale={v}: expected a percentage > 0")
-            spec["_trace"] = {**spec.get("_trace", {}), "speedup": 100 / scale}
-        elif n == "replay_redirect":
-            not_sim.append(n)
+            spec.setdefault("_trace", {})["speedup"] = 100 / scale
         elif n == "percentage_random":
             vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
             spec["percentage_random"] = vals[0]

@@ -197,29 +197,3 @@ impl Session {
         self.ssd.report(0.0).json
     }
 }
-
-impl Ssd {
-    /// What is holding the device up, for the stall message.
-    pub(super) fn stall_state(&self) -> String {
-        let busy = self
-            .dies
-            .iter()
-            .filter(|d| d.stage != crate::nand::DieStage::Idle)
-            .count();
-        let programs: usize = self.dq.iter().map(|q| q.programs.len()).sum();
-        let reads: usize = self.dq.iter().map(|q| q.user_reads.len()).sum();
-        format!(
-            "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \
-             stripes, {} dies busy, {} programs and {} reads queued, {} commands live",
-            self.buffer.used_units,
-            self.buffer.capacity_units,
-            self.buffer.waiters.len(),
-            self.alloc_waiters.len(),
-            self.ftl.open_partial_units(),
-            busy,
-            programs,
-            reads,
-            self.cmds.live()
-        )
-    }
-}
