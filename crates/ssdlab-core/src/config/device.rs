@@ -70,6 +70,12 @@ pub struct HostConfig {
     /// Commands fetched from one submission queue per arbitration turn (NVMe arbitration burst).
     #[serde(default = "default_arb_burst")]
     pub arbitration_burst: u32,
+    /// Command fetches (PCIe reads of submission queue entries) the controller keeps
+    /// in flight at once. Default 32: the outstanding non-posted requests a PCIe
+    /// function can have with 5-bit tags (PCIe Base Specification 4.0, 2.2.6.2);
+    /// 1 serialises fetches (one read round trip at a time).
+    #[serde(default = "default_outstanding_fetches")]
+    pub outstanding_fetches: u32,
 }
 
 /// Controller processors and memory.
@@ -235,6 +241,9 @@ fn default_tlp_overhead() -> Size {
 fn default_queue_entries() -> u32 {
     1024
 }
+fn default_outstanding_fetches() -> u32 {
+    32
+}
 fn default_arb_burst() -> u32 {
     8
 }
@@ -353,6 +362,7 @@ impl DeviceConfig {
         pos(h.io_queues as u64, "host.io_queues");
         pos(h.queue_entries as u64, "host.queue_entries");
         pos(h.arbitration_burst as u64, "host.arbitration_burst");
+        pos(h.outstanding_fetches as u64, "host.outstanding_fetches");
         let c = &self.controller;
         pos(c.cores as u64, "controller.cores");
         pos(c.write_buffer.bytes(), "controller.write_buffer");

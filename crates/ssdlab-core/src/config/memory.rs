@@ -136,6 +136,19 @@ pub struct MapConfig {
     /// SRAM map cache used in front of an HMB tier, and alone when no HMB is granted.
     #[serde(default)]
     pub sram_cache: Size,
+    /// Map update journal in controller SRAM, in entries (8 bytes each: logical and
+    /// new physical unit). Updates of segments that are not cached are logged here
+    /// and applied segment by segment (load, apply every logged entry of that
+    /// segment, write back to a translation block), oldest segment first, once the
+    /// journal is three quarters full; host writes wait while it is full.
+    #[serde(default = "default_journal_entries")]
+    pub journal_entries: u32,
+    /// Spare of the translation-block pool, as a share of the map's size: each die
+    /// keeps up to (1 + spare) x its share of the map in translation blocks before
+    /// GC collects from that pool. Default 1.0 (the pool may hold twice the map):
+    /// an assumption, costing about 1 % of a 7 % over-provisioning.
+    #[serde(default = "default_translation_spare")]
+    pub translation_spare: f64,
 }
 
 impl MapConfig {
@@ -155,6 +168,8 @@ impl Default for MapConfig {
             segment: default_segment(),
             policy: default_policy(),
             sram_cache: Size(0),
+            journal_entries: default_journal_entries(),
+            translation_spare: default_translation_spare(),
         }
     }
 }
@@ -246,6 +261,12 @@ pub struct HmbConfig {
     /// Host DRAM access latency behind the PCIe round trip.
     #[serde(default = "default_host_dram_latency")]
     pub host_dram_latency: Duration,
+    /// Smallest read the controller makes from the HMB: a map lookup that hits the
+    /// HMB reads the aligned lines holding its entries, not the whole segment.
+    /// Default 64 B: the PCIe Read Completion Boundary (64 B on root complexes,
+    /// PCIe Base Specification 4.0, section 2.3.1.1) and the host's cache line.
+    #[serde(default = "default_hmb_read_granularity")]
+    pub read_granularity: Size,
 }
 
 impl Default for HmbConfig {
@@ -259,6 +280,7 @@ impl Default for HmbConfig {
             host_limit: default_hmb_limit(),
             host_chunk: default_hmb_host_chunk(),
             host_dram_latency: default_host_dram_latency(),
+            read_granularity: default_hmb_read_granularity(),
         }
     }
 }
@@ -322,6 +344,13 @@ impl HmbConfig {
         if self.max_descriptors == 0 {
             errs.push("hmb.max_descriptors: must be > 0".into());
         }
+        let g = self.read_granularity.bytes();
+        if !(4..=4096).contains(&g) || !g.is_power_of_two() {
+            errs.push(format!(
+                "hmb.read_granularity: {} is not allowed (a power of two from 4B to 4KiB)",
+                self.read_granularity
+            ));
+        }
         let c = self.min_chunk.bytes();
         if c < 4096 || !c.is_power_of_two() {
             errs.push(format!(
@@ -362,6 +391,14 @@ fn default_segment() -> Size {
 fn default_policy() -> ReplacementPolicy {
     ReplacementPolicy::Lru
 }
+/// 32 Ki entries x 8 B = 256 KiB of SRAM: an assumption (an eighth of the 2 MiB SRAM
+/// of the DRAM-less presets); controller vendors do not publish their journal sizes.
+fn default_journal_entries() -> u32 {
+    32 * 1024
+}
+fn default_translation_spare() -> f64 {
+    1.0
+}
 fn default_sram_size() -> Size {
     Size(4 << 20)
 }
@@ -391,6 +428,9 @@ fn default_hmb_limit() -> Size {
 }
 fn default_hmb_host_chunk() -> Size {
     Size(4 << 20)
+}
+fn default_hmb_read_granularity() -> Size {
+    Size(64)
 }
 fn default_host_dram_latency() -> Duration {
     Duration(100)

@@ -151,6 +151,18 @@ impl DeviceConfig {
                 _ => {}
             }
         }
+        if !(1..=1 << 24).contains(&m.journal_entries) {
+            errs.push(format!(
+                "map.journal_entries: {} is not allowed (1 to 16777216 entries of 8 bytes)",
+                m.journal_entries
+            ));
+        }
+        if !(0.0..=16.0).contains(&m.translation_spare) {
+            errs.push(format!(
+                "map.translation_spare: {} is not allowed (0 to 16: spare of the translation pool as a share of the map)",
+                m.translation_spare
+            ));
+        }
         let sc = m.sram_cache.bytes();
         if sc > self.sram.size.bytes() {
             errs.push(format!(

@@ -9,7 +9,7 @@
 //! Log-Structured File System", 1992): reading the block costs 1, writing its
 //! valid data back u, and older (colder) blocks are worth more.
 
-use super::{BlockState, Ftl, FullStripe, UNMAPPED};
+use super::{BlockState, Ftl, FullStripe, Stream, NO_BLOCK, UNMAPPED};
 use crate::config::GcPolicy;
 use crate::nand::Pun;
 
@@ -26,8 +26,26 @@ impl Ftl {
     }
 
     /// Choose and claim a victim on `die`: the fully programmed block with the fewest
-    /// valid units, if collecting it frees anything.
+    /// valid units (or the best cost-benefit score), if collecting it frees anything.
+    /// Translation blocks form a pool of their own: while the die holds more of them
+    /// than its budget, the victim comes from that pool, else from the user pool
+    /// (each falls back to the other when it has no candidate). Map pages are
+    /// rewritten far more often than user data, so their pool, given its spare,
+    /// is collected when nearly empty and costs little to collect.
     pub fn start_gc(&mut self, die: u32) -> Option<u32> {
+        let want_map = self.dies[die as usize].map_blocks > self.map_budget_blocks;
+        let victim = self
+            .best_victim(die, want_map)
+            .or_else(|| self.best_victim(die, !want_map))?;
+        self.dies[die as usize].victim = Some(victim);
+        self.stats.gc_victims += 1;
+        if self.blocks[victim as usize].map {
+            self.stats.translation_victims += 1;
+        }
+        Some(victim)
+    }
+
+    fn best_victim(&self, die: u32, translation: bool) -> Option<u32> {
         let geo = &self.geo;
         let first = geo.block_id(die, 0) as usize;
         let last = first + geo.blocks_per_die as usize;
@@ -37,6 +55,7 @@ impl Ftl {
         let native_last = first + geo.native_blocks_per_die as usize;
         for (i, b) in self.blocks[first..native_last.min(last)].iter().enumerate() {
             if b.state == BlockState::Full
+                && b.map == translation
                 && self.programmed[first + i] as u32 == geo.pages_per_block
                 && b.valid < geo.units_per_block
             {
@@ -53,10 +72,7 @@ impl Ftl {
                 }
             }
         }
-        let (victim, _) = best?;
-        self.dies[die as usize].victim = Some(victim);
-        self.stats.gc_victims += 1;
-        Some(victim)
+        best.map(|(b, _)| b)
     }
 
     /// Should `die` fold an SLC block now (`idle`: the host is idle)? Only with a
@@ -95,8 +111,19 @@ impl Ftl {
             return None; // overwritten or trimmed since the victim was chosen
         }
         let die = self.geo.die_of(old);
-        debug_assert!(self.can_take(die, true), "GC frontier always has a block");
-        let (new, full) = self.alloc(die, true);
+        // Map pages move within the translation pool, user data to the GC stream.
+        let stream = if lpn as u64 >= self.host_units {
+            self.stats.map_units_relocated += 1;
+            Stream::Map
+        } else {
+            Stream::Gc
+        };
+        debug_assert!(
+            self.dies[die as usize].frontier(stream).block != NO_BLOCK
+                || !self.dies[die as usize].free.is_empty(),
+            "GC frontiers always have a block"
+        );
+        let (new, full) = self.alloc(die, stream);
         // The old location is known: invalidate it without reading the map.
         self.invalidate(old);
         self.l2p[lpn as usize] = new;
@@ -120,9 +147,13 @@ impl Ftl {
         debug_assert_eq!(b.valid, 0, "erasing a block with valid data");
         b.state = BlockState::Free;
         b.erase_count += 1;
+        let was_map = std::mem::take(&mut b.map);
         self.programmed[block as usize] = 0;
         self.stats.erases += 1;
         let d = &mut self.dies[die as usize];
+        if was_map {
+            d.map_blocks -= 1;
+        }
         if d.victim == Some(block) {
             d.victim = None;
         }

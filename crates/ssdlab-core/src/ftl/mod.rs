@@ -43,6 +43,8 @@ pub struct BlockInfo {
     /// Write clock (units allocated on the drive so far) when the block filled up:
     /// cost-benefit GC's age.
     pub closed_at: u64,
+    /// A translation block (holds map pages; collected from the translation pool).
+    pub map: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -61,12 +63,26 @@ impl Default for Frontier {
     }
 }
 
+/// The write streams of a die: each fills its own open block, so data of different
+/// lifetimes does not share blocks (host data, GC-relocated data, map pages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Host,
+    Gc,
+    /// Translation pages of a demand-paged map (their own translation blocks).
+    Map,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct DieFtl {
     /// Free native-mode blocks.
     pub free: VecDeque<u32>,
     host: Frontier,
     gc: Frontier,
+    /// Translation blocks: map pages written back by the map cache and its journal.
+    map: Frontier,
+    /// Translation blocks the die holds (open, full or being collected).
+    pub map_blocks: u32,
     /// Block being collected (or folded, for an SLC block), if any.
     pub victim: Option<u32>,
     /// Free SLC-mode blocks.
@@ -75,6 +91,24 @@ pub struct DieFtl {
     slc: Frontier,
     /// Full SLC blocks, oldest first (the order they are folded in).
     pub slc_full: VecDeque<u32>,
+}
+
+impl DieFtl {
+    fn frontier(&self, stream: Stream) -> Frontier {
+        match stream {
+            Stream::Host => self.host,
+            Stream::Gc => self.gc,
+            Stream::Map => self.map,
+        }
+    }
+
+    fn frontier_mut(&mut self, stream: Stream) -> &mut Frontier {
+        match stream {
+            Stream::Host => &mut self.host,
+            Stream::Gc => &mut self.gc,
+            Stream::Map => &mut self.map,
+        }
+    }
 }
 
 /// A stripe whose every unit is allocated: it can be programmed.
@@ -90,6 +124,10 @@ pub struct FtlStats {
     pub host_units_written: u64,
     /// Map segments written back to NAND (demand-paged map), in mapping units.
     pub map_units_written: u64,
+    /// Map units moved by GC (from translation blocks or, early on, user blocks).
+    pub map_units_relocated: u64,
+    /// GC victims taken from the translation pool.
+    pub translation_victims: u64,
     pub gc_units_copied: u64,
     pub units_programmed: u64,
     pub pages_programmed: u64,
@@ -131,8 +169,13 @@ pub struct Ftl {
     /// Logical units exposed to the host (the first `host_units` of `user_units`).
     pub host_units: u64,
     host_cursor: u32,
+    /// Next die for a map page (map pages go round the dies on their own).
+    map_cursor: u32,
     pub gc_threshold: u32,
     pub gc_target: u32,
+    /// Translation blocks a die may hold before GC collects from the translation
+    /// pool rather than the user pool (the map's share per die, with its spare).
+    pub map_budget_blocks: u32,
     pub gc_policy: crate::config::GcPolicy,
     /// Units allocated so far (host and GC): the clock of block ages.
     pub write_clock: u64,
@@ -175,6 +218,7 @@ impl Ftl {
                 state: BlockState::Free,
                 erase_count: 0,
                 closed_at: 0,
+                map: false,
             };
             geo.total_blocks() as usize
         ];
@@ -194,7 +238,16 @@ impl Ftl {
             user_units,
             host_units,
             host_cursor: 0,
+            map_cursor: 0,
             gc_threshold: d.ftl.gc_threshold_blocks,
+            map_budget_blocks: if map_units == 0 {
+                0
+            } else {
+                let per_die = map_units.div_ceil(geo.dies as u64) as f64;
+                (per_die * (1.0 + d.map.translation_spare) / geo.units_per_block as f64).ceil()
+                    as u32
+                    + 1
+            },
             gc_target: d.ftl.gc_target_blocks,
             gc_policy: d.ftl.gc_policy,
             write_clock: 0,
@@ -250,32 +303,48 @@ impl Ftl {
         self.blocks[self.geo.block_of(pun) as usize].valid += 1;
     }
 
-    /// Can die `die`'s frontier take one more unit? Host frontiers keep one free
-    /// block in reserve for GC.
-    fn can_take(&self, die: u32, gc: bool) -> bool {
+    /// Can die `die`'s frontier of `stream` take one more unit? Host and map
+    /// frontiers keep one free block in reserve for GC.
+    fn can_take(&self, die: u32, stream: Stream) -> bool {
         let d = &self.dies[die as usize];
-        let f = if gc { d.gc } else { d.host };
+        let f = d.frontier(stream);
         if f.block != NO_BLOCK {
             return true;
         }
-        let reserve = if gc { 0 } else { 1 };
+        let reserve = if stream == Stream::Gc { 0 } else { 1 };
         d.free.len() > reserve
     }
 
     /// Allocate the next unit of a die's frontier; returns the unit and, when it
     /// completes a stripe, that stripe.
-    fn alloc(&mut self, die: u32, gc: bool) -> (Pun, Option<FullStripe>) {
+    fn alloc(&mut self, die: u32, stream: Stream) -> (Pun, Option<FullStripe>) {
         let geo = &self.geo;
         let upb = geo.units_per_block;
         let ups = geo.units_per_stripe;
         let upg = geo.units_per_program;
-        let dstate = &mut self.dies[die as usize];
-        let f = if gc { &mut dstate.gc } else { &mut dstate.host };
+        let DieFtl {
+            free,
+            host,
+            gc,
+            map,
+            map_blocks,
+            ..
+        } = &mut self.dies[die as usize];
+        let f = match stream {
+            Stream::Host => host,
+            Stream::Gc => gc,
+            Stream::Map => map,
+        };
         if f.block == NO_BLOCK {
-            let b = dstate.free.pop_front().expect("caller checked can_take");
+            let b = free.pop_front().expect("caller checked can_take");
             f.block = b;
             f.next = 0;
-            self.blocks[b as usize].state = BlockState::Open;
+            let info = &mut self.blocks[b as usize];
+            info.state = BlockState::Open;
+            info.map = stream == Stream::Map;
+            if info.map {
+                *map_blocks += 1;
+            }
         }
         let block = f.block;
         let pun = geo.block_base(block) + f.next;
@@ -301,6 +370,9 @@ impl Ftl {
     /// Place one host-written unit. Returns None when no die can take it (every die
     /// is waiting for GC to free a block).
     pub fn place_host(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
+        if lpn as u64 >= self.host_units {
+            return self.place_map(lpn);
+        }
         if self.slc_active {
             if let Some(placed) = self.place_slc(lpn) {
                 return Some(placed);
@@ -308,10 +380,27 @@ impl Ftl {
         }
         // Only move to another die at a stripe boundary (always true when the frontier
         // is closed, which is the only case can_take fails).
-        let die = self.die_from_cursor(|f, d| f.can_take(d, false))?;
-        let (pun, full) = self.alloc(die, false);
+        let die = self.die_from_cursor(|f, d| f.can_take(d, Stream::Host))?;
+        let (pun, full) = self.alloc(die, Stream::Host);
         self.cursor_after(die, &full);
         self.stats.host_units_to_native += 1;
+        self.host_placed(lpn, pun);
+        Some((pun, full))
+    }
+
+    /// Place one unit of the map's own storage (a translation page) in the
+    /// translation blocks: native mode, its own frontier per die, its own cursor.
+    pub fn place_map(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
+        let dies = self.geo.dies;
+        let die = (0..dies)
+            .map(|k| (self.map_cursor + k) % dies)
+            .find(|&d| self.can_take(d, Stream::Map))?;
+        let (pun, full) = self.alloc(die, Stream::Map);
+        self.map_cursor = if full.is_some() {
+            (die + 1) % dies
+        } else {
+            die
+        };
         self.host_placed(lpn, pun);
         Some((pun, full))
     }
@@ -444,11 +533,14 @@ impl Ftl {
         self.dies
             .iter()
             .map(|d| {
-                let host = if d.host.block != NO_BLOCK {
-                    d.host.next % upg
-                } else {
-                    0
+                let partial = |f: &Frontier| {
+                    if f.block != NO_BLOCK {
+                        f.next % upg
+                    } else {
+                        0
+                    }
                 };
+                let host = partial(&d.host) + partial(&d.map);
                 let slc = if d.slc.block != NO_BLOCK {
                     d.slc.next % ups
                 } else {
@@ -474,9 +566,11 @@ impl Ftl {
             }
         }
         let mut out = Vec::new();
-        let d = &self.dies[die as usize];
-        if d.host.block != NO_BLOCK && !d.host.next.is_multiple_of(self.geo.units_per_program) {
-            out.push(pad(self, |f| f.alloc(die, false).1));
+        for stream in [Stream::Host, Stream::Map] {
+            let f = self.dies[die as usize].frontier(stream);
+            if f.block != NO_BLOCK && !f.next.is_multiple_of(self.geo.units_per_program) {
+                out.push(pad(self, |f| f.alloc(die, stream).1));
+            }
         }
         let d = &self.dies[die as usize];
         if d.slc.block != NO_BLOCK && !d.slc.next.is_multiple_of(self.geo.units_per_stripe) {
@@ -495,16 +589,16 @@ impl Ftl {
         let upg = self.geo.units_per_program;
         let upb = self.geo.units_per_block;
         for die in 0..self.geo.dies {
-            for gc in [false, true] {
+            for stream in [Stream::Host, Stream::Gc, Stream::Map] {
                 let d = &mut self.dies[die as usize];
-                let f = if gc { &mut d.gc } else { &mut d.host };
+                let f = d.frontier_mut(stream);
                 if f.block == NO_BLOCK {
                     continue;
                 }
                 let block = f.block;
-                if f.next % upg != 0 {
+                if !f.next.is_multiple_of(upg) {
                     f.next = f.next.div_ceil(upg) * upg;
-                    if !gc && self.host_cursor == die {
+                    if stream == Stream::Host && self.host_cursor == die {
                         // The padded stripe is complete: the next host stripe goes on.
                         self.host_cursor = (die + 1) % self.geo.dies;
                     }

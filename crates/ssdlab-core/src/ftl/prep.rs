@@ -229,9 +229,56 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
             "slc-fill"
         };
     }
+    write_translation_pages(ftl);
     ftl.reset_stats();
     info.free_blocks = ftl.total_free_blocks();
     info
+}
+
+/// With a demand-paged map, put the map's own pages where the timed run keeps them:
+/// every translation page that holds an entry (its segment's host units hold data,
+/// or it was written by the fill) is written into the translation blocks, in order,
+/// as the firmware would have left them. Native mode, not the SLC area.
+fn write_translation_pages(ftl: &mut Ftl) {
+    let (host, user) = (ftl.host_units, ftl.user_units);
+    if user == host {
+        return;
+    }
+    let entries = (ftl.geo.unit_bytes / crate::config::memory::MAP_ENTRY_BYTES).max(1);
+    let slc = ftl.slc_active;
+    ftl.slc_active = false;
+    let mut pages = Vec::new();
+    for lpn in host..user {
+        let first = (lpn - host) * entries;
+        let last = (first + entries).min(host);
+        let holds = ftl.l2p[lpn as usize] != super::UNMAPPED
+            || (first..last).any(|l| ftl.l2p[l as usize] != super::UNMAPPED);
+        if holds {
+            pages.push(lpn as u32);
+        }
+    }
+    // A used drive's translation pool is not one clean copy of the map: pages have
+    // been rewritten over and over. Rewrite them (in a seeded shuffled order after
+    // the first pass) until every die's pool has grown to its budget, so that a timed
+    // run starts with the pool at its steady size rather than growing it at the
+    // expense of the user pool.
+    let mut rng = crate::sim::Rng::derive(0x7A61, pages.len() as u64);
+    for pass in 0..8 {
+        if pass > 0 {
+            for i in (1..pages.len()).rev() {
+                pages.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        for &lpn in &pages {
+            ftl.write_functional(lpn);
+        }
+        let budget = ftl.map_budget_blocks;
+        if pages.is_empty() || ftl.dies.iter().all(|d| d.map_blocks >= budget) {
+            break;
+        }
+    }
+    ftl.seal_open_stripes();
+    ftl.slc_active = slc;
 }
 
 /// Fill the SLC area with host data: the first logical units in order (sustain) or

@@ -8,8 +8,9 @@
 //! command fetches (64-byte entries), data and completions (16-byte entries) all use
 //! these links, so they slow one another.
 //! NVMe: the host writes a command into a submission queue and rings its doorbell;
-//! one fetch engine visits the queues in round-robin order, fetching up to
-//! `arbitration_burst` commands from one queue per turn.
+//! the fetch engine visits the queues in round-robin order, fetching up to
+//! `arbitration_burst` commands from one queue per turn, with up to
+//! `outstanding_fetches` fetch reads in flight at once (each its own PCIe read).
 //! Simplifies: interrupts are folded into the completion entry's arrival; flow-control
 //! credits and link-layer acks are not modelled.
 
@@ -101,6 +102,9 @@ pub struct Sq {
     /// Entries in use (pending + fetched, not yet completed).
     pub used: u32,
     pub fetched: u64,
+    /// Commands whose fetch read is in flight, in order (fetches of one queue come
+    /// back in the order they were issued: the link is FIFO).
+    pub in_fetch: VecDeque<u32>,
 }
 
 /// Submission queues and the controller's fetch engine.
@@ -110,10 +114,11 @@ pub struct Nvme {
     rr: usize,
     pub burst: u32,
     pub entries: u32,
-    pub fetch_busy: bool,
+    /// Fetch reads in flight, and how many may be.
+    pub fetches_in_flight: u32,
+    pub max_fetches: u32,
     /// Time of the earliest scheduled fetch kick (Ns::MAX if none).
     pub kick_at: Ns,
-    pub fetching: Vec<u32>,
     pub fetches: u64,
 }
 
@@ -124,9 +129,9 @@ impl Nvme {
             rr: 0,
             burst: d.host.arbitration_burst,
             entries: d.host.queue_entries,
-            fetch_busy: false,
+            fetches_in_flight: 0,
+            max_fetches: d.host.outstanding_fetches.max(1),
             kick_at: Ns::MAX,
-            fetching: Vec::with_capacity(d.host.arbitration_burst as usize),
             fetches: 0,
         }
     }
@@ -137,10 +142,16 @@ impl Nvme {
         self.sqs[sq as usize].used + 1 < self.entries
     }
 
-    /// Choose the next queue with a visible command (round robin) and take up to a
-    /// burst of visible commands into `fetching`. Returns the queue, or None and
-    /// the earliest time a pending command becomes visible.
-    pub fn arbitrate(&mut self, now: Ns) -> Result<u32, Option<Ns>> {
+    /// Can another fetch read be issued?
+    #[inline]
+    pub fn can_fetch(&self) -> bool {
+        self.fetches_in_flight < self.max_fetches
+    }
+
+    /// Choose the next queue with a visible command (round robin) and move up to a
+    /// burst of visible commands into its `in_fetch`. Returns (queue, commands), or
+    /// None and the earliest time a pending command becomes visible.
+    pub fn arbitrate(&mut self, now: Ns) -> Result<(u32, u32), Option<Ns>> {
         let n = self.sqs.len();
         let mut earliest: Option<Ns> = None;
         for k in 0..n {
@@ -148,19 +159,21 @@ impl Nvme {
             let q = &mut self.sqs[qi];
             match q.pending.front() {
                 Some(&(_, vis)) if vis <= now => {
-                    while self.fetching.len() < self.burst as usize {
+                    let mut count = 0;
+                    while count < self.burst {
                         match q.pending.front() {
                             Some(&(c, v)) if v <= now => {
-                                self.fetching.push(c);
+                                q.in_fetch.push_back(c);
                                 q.pending.pop_front();
+                                count += 1;
                             }
                             _ => break,
                         }
                     }
-                    q.fetched += self.fetching.len() as u64;
+                    q.fetched += count as u64;
                     self.rr = (qi + 1) % n;
                     self.fetches += 1;
-                    return Ok(qi as u32);
+                    return Ok((qi as u32, count));
                 }
                 Some(&(_, vis)) => earliest = Some(earliest.map_or(vis, |e: Ns| e.min(vis))),
                 None => {}
@@ -195,15 +208,12 @@ mod tests {
         }
         n.sqs[2].pending.push_back((100, 0));
         n.sqs[1].pending.push_back((50, 10));
-        assert_eq!(n.arbitrate(0), Ok(0));
-        assert_eq!(n.fetching, vec![0, 1, 2, 3]); // burst 4
-        n.fetching.clear();
-        assert_eq!(n.arbitrate(0), Ok(2)); // queue 1's command is not visible yet
-        n.fetching.clear();
-        assert_eq!(n.arbitrate(0), Ok(0));
-        assert_eq!(n.fetching, vec![4, 5]);
-        n.fetching.clear();
+        assert_eq!(n.arbitrate(0), Ok((0, 4))); // burst 4
+        assert_eq!(n.sqs[0].in_fetch, vec![0, 1, 2, 3]);
+        assert_eq!(n.arbitrate(0), Ok((2, 1))); // queue 1's command is not visible yet
+        assert_eq!(n.arbitrate(0), Ok((0, 2)));
+        assert_eq!(n.sqs[0].in_fetch, vec![0, 1, 2, 3, 4, 5]);
         assert_eq!(n.arbitrate(0), Err(Some(10)));
-        assert_eq!(n.arbitrate(10), Ok(1));
+        assert_eq!(n.arbitrate(10), Ok((1, 1)));
     }
 }

@@ -334,9 +334,12 @@ impl Ssd {
     }
 
     /// Claim a GC victim and collect it; false if there was none to claim.
-    fn start_victim(&mut self, die: u32) -> bool {
+    pub(super) fn start_victim(&mut self, die: u32) -> bool {
         if self.ftl.dies[die as usize].victim.is_some() {
             return false;
+        }
+        if self.journal_defers_gc(die) {
+            return false; // restarted when the map journal drains
         }
         let Some(victim) = self.ftl.start_gc(die) else {
             return false;

@@ -2,7 +2,7 @@
 //! transactions, writes through the write buffer (with read-modify-write of partly
 //! covered mapping units), trims.
 
-use super::{Cmd, Ssd};
+use super::{Cmd, Origin, Ssd};
 use crate::config::memory::DataTier;
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::UNMAPPED;
@@ -221,8 +221,19 @@ impl Ssd {
         }
     }
 
-    /// Take room in the write buffer and pull the data from the host.
-    fn admit_write(&mut self, cmd: u32) {
+    /// Take room in the write buffer and pull the data from the host; a host write
+    /// first waits for room in the map's update journal, if that is full.
+    pub(super) fn admit_write(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        if c.origin == Origin::Host && c.job != super::map::INTERNAL_JOB && self.journal_holds(cmd)
+        {
+            return;
+        }
+        self.admit_write_now(cmd);
+    }
+
+    /// Take room in the write buffer and pull the data.
+    pub(super) fn admit_write_now(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
         let ftl = &self.ftl;

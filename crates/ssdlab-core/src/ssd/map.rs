@@ -1,39 +1,54 @@
-//! The demand-paged map in action: where a command's map entries come from.
+//! The demand-paged map in action: where a command's map entries come from and how
+//! changed entries get back to flash.
 //!
-//! A read looks its segments up in the map cache (an SRAM level first, when there
-//! is one in front of the HMB); a hit costs the tier's access: SRAM or DRAM latency,
-//! or for the HMB a PCIe round trip (read request up, completion with the entry or
-//! segment down, sharing the link with user data). A miss loads the segment from its
-//! translation page in NAND (sense plus transfer of the segment's bytes only) and
-//! holds the read until then; concurrent misses on one segment wait on one load. The
-//! loaded segment is copied into the HMB (posted write up) when that is the tier.
-//! Writes and GC moves update their segment: dirty if cached, else loaded in the
-//! background and marked dirty; they do not wait for it. Evicting a dirty segment
-//! writes it back as an internal write of the segment's bytes to the map's own
-//! logical units, through the write buffer (with read-modify-write when the segment
-//! is smaller than the mapping unit), so map writes take die time, GC and WAF.
+//! Reads: a read looks its segments up in the map cache (an SRAM level first, when
+//! there is one in front of the HMB). A hit costs the tier's access: SRAM or DRAM
+//! latency, or for the HMB a PCIe round trip that reads only the aligned lines
+//! holding the command's entries (`hmb.read_granularity`, 64 B by default). A miss
+//! loads the segment from its translation page in NAND (sense plus transfer of the
+//! segment's bytes only) and holds the read until then; concurrent misses on one
+//! segment wait on one load; the loaded segment passes through SRAM (the SRAM
+//! level keeps it) and is copied into the HMB when that is the tier. A segment the
+//! map-of-map knows was never written (no translation page, nothing logged) holds no
+//! mapping: its reads need neither a load nor a copy and return zeros.
+//! Writes and GC moves: a cached segment is updated in place and marked dirty (for
+//! the HMB, a posted write of the entries). Updates of segments not cached go to the
+//! update journal in SRAM (`map.journal_entries`), counted per segment; from three
+//! quarters full, the segment logged longest ago is flushed: loaded from NAND (if it
+//! was ever written), every logged entry of it applied, and written back; host writes
+//! wait while the journal is full. Dirty segments evicted from the cache are written
+//! back too. Write-backs are internal writes of the segment's bytes (through the
+//! write buffer, read-modify-write when a segment is smaller than the mapping unit)
+//! into translation blocks: a write stream of their own (`Stream::Map`), so map
+//! pages, rewritten far more often than user data, do not keep user blocks alive;
+//! GC collects translation blocks like any other.
 //!
-//! Simplifies: map pages share the host write stream and GC frontiers rather than
-//! dedicated map blocks; a write's map update is not on its completion path; the
-//! map-of-map is always in SRAM and costs nothing to consult.
+//! Simplifies: the journal is not itself persisted (no power-loss model); GC moves
+//! their units' map entries one by one into the journal (which groups them by
+//! segment); translation pages relocated by GC go to the GC stream; the map-of-map
+//! is always in SRAM and costs nothing to consult.
 
-use super::{Cmd, Ssd};
-use crate::config::memory::{MapPlacement, MapTier};
+use super::{Cmd, Origin, Ssd};
+use crate::config::memory::{MapPlacement, MapTier, MAP_ENTRY_BYTES};
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::map_cache::MapCache;
 use crate::ftl::UNMAPPED;
 use crate::sim::{Event, Ns};
 use crate::workload::OpKind;
 use serde_json::{json, Value};
+use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
-/// `Cmd::job` of the controller's own map write-backs.
+/// `Cmd::job` of the controller's own commands (map write-backs, held writes).
 pub(super) const INTERNAL_JOB: u32 = u32::MAX;
 
 struct Load {
     seg: u32,
     waiters: Vec<u32>,
     dirty: bool,
+    /// Keep the segment in the map cache when it arrives (a read wants it); a
+    /// journal flush alone only stages it in SRAM.
+    insert: bool,
     pending: u32,
 }
 
@@ -45,12 +60,13 @@ struct Loads {
 }
 
 impl Loads {
-    fn insert(&mut self, seg: u32, dirty: bool) -> u32 {
+    fn insert(&mut self, seg: u32, dirty: bool, insert: bool) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 let l = &mut self.items[i as usize];
                 l.seg = seg;
                 l.dirty = dirty;
+                l.insert = insert;
                 l.pending = 0;
                 l.waiters.clear();
                 i
@@ -60,6 +76,7 @@ impl Loads {
                     seg,
                     waiters: Vec::new(),
                     dirty,
+                    insert,
                     pending: 0,
                 });
                 (self.items.len() - 1) as u32
@@ -74,6 +91,26 @@ impl Loads {
     }
 }
 
+/// The update journal: map entries changed in segments that are not cached,
+/// counted per segment, with the segments in the order of their oldest entry.
+struct Journal {
+    capacity: u64,
+    /// Entries logged per segment (0: none).
+    pending: Vec<u32>,
+    /// Segments with logged entries, oldest first (a segment whose entries were
+    /// applied meanwhile is skipped when it comes up).
+    order: VecDeque<u32>,
+    entries: u64,
+    /// Segments being flushed (loaded or written back), and how many.
+    flushing: Vec<bool>,
+    flushes_in_flight: u32,
+    max_flushes: u32,
+    /// Dies whose next GC victim waits for the journal to drain.
+    gc_deferred: Vec<bool>,
+    /// Host writes waiting for room in the journal.
+    waiters: VecDeque<u32>,
+}
+
 #[derive(Clone, Debug, Default)]
 struct MapCounters {
     read_lookups: u64,
@@ -81,10 +118,19 @@ struct MapCounters {
     loads: u64,
     nand_loads: u64,
     load_reads: u64,
+    empty_reads: u64,
     writebacks: u64,
     write_updates: u64,
     hmb_read_bytes: u64,
     hmb_write_bytes: u64,
+    journal_entries: u64,
+    journal_absorbed: u64,
+    flushes: u64,
+    flush_loads: u64,
+    flush_entries: u64,
+    journal_waits: u64,
+    peak_journal: u64,
+    gc_deferrals: u64,
 }
 
 pub(super) struct MapState {
@@ -93,12 +139,14 @@ pub(super) struct MapState {
     l1: Option<MapCache>,
     loading: Vec<u32>,
     loads: Loads,
+    journal: Journal,
     /// First logical unit of the map's own storage.
     map_base_lpn: u64,
     entries_per_seg: u64,
     tier_latency_ns: Ns,
     sram_latency_ns: Ns,
     host_dram_ns: Ns,
+    hmb_read_granularity: u64,
     granted_hmb: crate::config::memory::HmbGrant,
     c: MapCounters,
 }
@@ -124,11 +172,23 @@ impl MapState {
             l1,
             loading: vec![NONE; place.segments as usize],
             loads: Loads::default(),
+            journal: Journal {
+                capacity: cfg.map.journal_entries as u64,
+                pending: vec![0; place.segments as usize],
+                order: VecDeque::new(),
+                entries: 0,
+                flushing: vec![false; place.segments as usize],
+                flushes_in_flight: 0,
+                max_flushes: cfg.dies().max(1),
+                gc_deferred: vec![false; cfg.dies() as usize],
+                waiters: VecDeque::new(),
+            },
             map_base_lpn: host_units,
-            entries_per_seg: seg / crate::config::memory::MAP_ENTRY_BYTES,
+            entries_per_seg: seg / MAP_ENTRY_BYTES,
             tier_latency_ns,
             sram_latency_ns: cfg.sram.latency.ns(),
             host_dram_ns: cfg.hmb.host_dram_latency.ns(),
+            hmb_read_granularity: cfg.hmb.read_granularity.bytes().max(1),
             granted_hmb: cfg.hmb.negotiate(),
             place,
             c: MapCounters::default(),
@@ -140,6 +200,19 @@ impl MapState {
         (lpn as u64 / self.entries_per_seg) as u32
     }
 
+    /// Is the journal full (host writes wait)?
+    #[inline]
+    fn journal_full(&self) -> bool {
+        self.journal.entries >= self.journal.capacity
+    }
+
+    /// Should a flush start (three quarters full, and a flush slot free)?
+    #[inline]
+    fn wants_flush(&self) -> bool {
+        let j = &self.journal;
+        j.entries * 4 >= j.capacity * 3 && j.flushes_in_flight < j.max_flushes
+    }
+
     pub fn to_json(&self, pcie_payload_bytes: u64) -> Value {
         let s = &self.main.stats;
         let l1 = self
@@ -147,10 +220,12 @@ impl MapState {
             .as_ref()
             .map(|c| c.stats.clone())
             .unwrap_or_default();
-        // Hit rate as a read sees it: segments found in some level of the cache.
+        // Hit rate as a read sees it: segments found in some level of the cache
+        // (or known to be empty, which needs no lookup at all).
         let lookups = self.c.read_lookups;
         let read_hits = lookups - self.c.load_reads;
         let hmb_bytes = self.c.hmb_read_bytes + self.c.hmb_write_bytes;
+        let c = &self.c;
         json!({
             "placement": self.place,
             "lookups": lookups,
@@ -160,15 +235,28 @@ impl MapState {
             "l1_hits": l1.hits,
             "cache_hits": s.hits,
             "cache_misses": s.misses,
-            "loads": self.c.loads,
-            "nand_loads": self.c.nand_loads,
+            "empty_segment_reads": c.empty_reads,
+            "loads": c.loads,
+            "nand_loads": c.nand_loads,
             "evictions": s.evictions,
-            "dirty_writebacks": self.c.writebacks,
-            "write_updates": self.c.write_updates,
+            "dirty_writebacks": c.writebacks,
+            "write_updates": c.write_updates,
+            "journal": {
+                "capacity_entries": self.journal.capacity,
+                "entries_logged": c.journal_entries,
+                "entries_absorbed_by_loads": c.journal_absorbed,
+                "flushes": c.flushes,
+                "flush_loads": c.flush_loads,
+                "entries_per_flush": if c.flushes > 0 { c.flush_entries as f64 / c.flushes as f64 } else { 0.0 },
+                "peak_entries": c.peak_journal,
+                "host_write_waits": c.journal_waits,
+                "gc_deferrals": c.gc_deferrals,
+            },
             "hmb": {
                 "granted_bytes": self.granted_hmb.granted_bytes,
-                "read_bytes": self.c.hmb_read_bytes,
-                "write_bytes": self.c.hmb_write_bytes,
+                "read_granularity_bytes": self.hmb_read_granularity,
+                "read_bytes": c.hmb_read_bytes,
+                "write_bytes": c.hmb_write_bytes,
                 "pcie_share": if pcie_payload_bytes > 0 { hmb_bytes as f64 / pcie_payload_bytes as f64 } else { 0.0 },
             },
         })
@@ -178,6 +266,31 @@ impl MapState {
 impl Ssd {
     fn map(&mut self) -> &mut MapState {
         self.map.as_mut().expect("map cache in use")
+    }
+
+    /// Logical units (of the map's own storage) holding segment `seg`.
+    fn seg_units(&self, seg: u32) -> (u32, u32) {
+        let m = self.map.as_ref().expect("map cache in use");
+        let ub = self.unit_bytes;
+        let seg_bytes = m.place.segment_bytes;
+        let start = m.map_base_lpn * ub + seg as u64 * seg_bytes;
+        ((start / ub) as u32, ((start + seg_bytes - 1) / ub) as u32)
+    }
+
+    /// Does the map-of-map know segment `seg` holds no mapping at all (never written
+    /// back, nothing logged, not cached, not on its way)?
+    fn seg_never_written(&self, seg: u32) -> bool {
+        let m = self.map.as_ref().expect("map cache in use");
+        let s = seg as usize;
+        if m.journal.pending[s] > 0
+            || m.journal.flushing[s]
+            || m.loading[s] != NONE
+            || m.main.contains(seg)
+        {
+            return false;
+        }
+        let (first, last) = self.seg_units(seg);
+        (first..=last).all(|u| self.ftl.translate(u) == UNMAPPED)
     }
 
     /// A read's command is decoded: find its map entries, then read the data.
@@ -194,19 +307,29 @@ impl Ssd {
         for seg in s0..=s1 {
             let m = self.map();
             m.c.read_lookups += 1;
+            let sram = now + m.sram_latency_ns;
             if let Some(l1) = &mut m.l1 {
                 if l1.lookup(seg) {
                     m.c.l1_hits += 1;
-                    ready = ready.max(now + m.sram_latency_ns);
+                    ready = ready.max(sram);
                     continue;
                 }
             }
             if m.main.lookup(seg) {
-                let t = self.tier_access(seg, true);
+                let eps = m.entries_per_seg as u32;
+                let lo = first.max(seg * eps);
+                let hi = last.min(seg * eps + eps - 1);
+                let t = self.tier_access(lo - seg * eps, hi - seg * eps);
                 ready = ready.max(t);
+            } else if m.journal.flushing[seg as usize] && m.loading[seg as usize] == NONE {
+                // Staged in SRAM on its way back to flash.
+                ready = ready.max(sram);
+            } else if self.seg_never_written(seg) {
+                self.map().c.empty_reads += 1;
+                ready = ready.max(sram);
             } else {
                 self.map().c.load_reads += 1;
-                self.start_load(seg, Some(cmd), false);
+                self.start_load(seg, Some(cmd), false, true);
                 waits += 1;
             }
         }
@@ -219,58 +342,50 @@ impl Ssd {
         }
     }
 
-    /// Time when a cached segment's entries are at hand; for the HMB, a read request
-    /// up the link and the data back down (the whole segment when it is copied into
-    /// the SRAM level, else the command's entries).
-    fn tier_access(&mut self, seg: u32, for_read: bool) -> Ns {
+    /// Time when the cached entries `lo..=hi` (indices inside their segment) are at
+    /// hand: the tier's latency, or for the HMB a read request up the link and the
+    /// aligned lines holding them back down.
+    fn tier_access(&mut self, lo: u32, hi: u32) -> Ns {
         let now = self.now();
         let m = self.map.as_mut().expect("map cache in use");
         if m.place.tier != MapTier::Hmb {
             return now + m.tier_latency_ns;
         }
-        let bytes = if m.l1.is_some() {
-            m.place.segment_bytes
-        } else {
-            crate::config::memory::MAP_ENTRY_BYTES * 2
-        };
+        let g = m.hmb_read_granularity;
+        let first_line = lo as u64 * MAP_ENTRY_BYTES / g;
+        let last_line = (hi as u64 * MAP_ENTRY_BYTES + MAP_ENTRY_BYTES - 1) / g;
+        let bytes = ((last_line - first_line + 1) * g).min(m.place.segment_bytes);
         m.c.hmb_read_bytes += bytes;
         let host_ns = m.host_dram_ns;
-        if for_read {
-            if let Some(l1) = &mut m.l1 {
-                l1.insert(seg, false);
-            }
-        }
         let at_host = self.pcie.send_up(now, 0);
         self.pcie.send_down(at_host + host_ns, bytes)
     }
 
-    /// Begin (or join) loading segment `seg` from NAND.
-    fn start_load(&mut self, seg: u32, waiter: Option<u32>, dirty: bool) {
-        let ub = self.unit_bytes;
+    /// Begin (or join) loading segment `seg` from NAND; `insert`: cache it on arrival.
+    fn start_load(&mut self, seg: u32, waiter: Option<u32>, dirty: bool, insert: bool) {
         let m = self.map();
         let existing = m.loading[seg as usize];
         if existing != NONE {
             let l = m.loads.get_mut(existing);
             l.dirty |= dirty;
+            l.insert |= insert;
             if let Some(w) = waiter {
                 l.waiters.push(w);
             }
             return;
         }
         m.c.loads += 1;
-        let id = m.loads.insert(seg, dirty);
+        let id = m.loads.insert(seg, dirty, insert);
         if let Some(w) = waiter {
             m.loads.get_mut(id).waiters.push(w);
         }
         m.loading[seg as usize] = id;
         let seg_bytes = m.place.segment_bytes;
-        let start = m.map_base_lpn * ub + seg as u64 * seg_bytes;
-        let first = start / ub;
-        let last = (start + seg_bytes - 1) / ub;
+        let ub = self.unit_bytes;
+        let (first, last) = self.seg_units(seg);
         let mut pending = 0;
         let mut buffered = false;
         for lpn in first..=last {
-            let lpn = lpn as u32;
             let pun = self.ftl.translate(lpn);
             self.ftl.verify_translate(lpn, pun);
             if pun == UNMAPPED {
@@ -303,42 +418,59 @@ impl Ssd {
         }
     }
 
-    /// Segment loaded: cache it (writing back what it displaces), wake the reads.
+    /// Segment loaded: cache it if a read wants it (writing back what it displaces,
+    /// taking in the journal's entries for it), then wake the reads and flushes.
     pub(super) fn map_load_done(&mut self, id: u32) {
         let now = self.now();
         let m = self.map();
         let l = m.loads.get_mut(id);
-        let (seg, dirty) = (l.seg, l.dirty);
+        let (seg, mut dirty, insert) = (l.seg, l.dirty, l.insert);
         let mut waiters = std::mem::take(&mut l.waiters);
         m.loading[seg as usize] = NONE;
-        let evicted = m.main.insert(seg, dirty);
-        if let Some(l1) = &mut m.l1 {
-            if !l1.contains(seg) {
-                l1.insert(seg, false);
-            }
-        }
-        let seg_bytes = m.place.segment_bytes;
-        let hmb = m.place.tier == MapTier::Hmb;
         let ready = now + m.sram_latency_ns;
-        if hmb {
-            // Copy the segment into host memory (a posted write).
-            m.c.hmb_write_bytes += seg_bytes;
-            self.pcie.send_up(now, seg_bytes);
-        }
-        if let Some(e) = evicted {
-            if let Some(l1) = &mut self.map().l1 {
-                // The SRAM level only holds segments the main level holds.
-                l1.remove(e.segment);
+        if insert {
+            let logged = std::mem::take(&mut m.journal.pending[seg as usize]) as u64;
+            if logged > 0 {
+                // The journal's entries for this segment are applied to the cached copy.
+                m.journal.entries -= logged;
+                m.c.journal_absorbed += logged;
+                dirty = true;
             }
-            if e.dirty {
-                self.map_writeback(e.segment);
+            let evicted = m.main.insert(seg, dirty);
+            if let Some(l1) = &mut m.l1 {
+                if !l1.contains(seg) {
+                    l1.insert(seg, false);
+                }
+            }
+            let seg_bytes = m.place.segment_bytes;
+            if m.place.tier == MapTier::Hmb {
+                // Copy the segment into host memory (a posted write).
+                m.c.hmb_write_bytes += seg_bytes;
+                self.pcie.send_up(now, seg_bytes);
+            }
+            if let Some(e) = evicted {
+                if let Some(l1) = &mut self.map().l1 {
+                    // The SRAM level only holds segments the main level holds.
+                    l1.remove(e.segment);
+                }
+                if e.dirty {
+                    self.map_writeback(e.segment);
+                }
+            }
+            if logged > 0 {
+                self.wake_journal_waiters();
             }
         }
         for &w in &waiters {
             let c = self.cmds.get_mut(w);
             c.pending -= 1;
             if c.pending == 0 {
-                self.q.schedule(ready, Event::MapReady { cmd: w });
+                if c.kind == OpKind::Write {
+                    // A journal flush: the segment is in SRAM, its entries applied.
+                    self.admit_write(w);
+                } else {
+                    self.q.schedule(ready, Event::MapReady { cmd: w });
+                }
             }
         }
         waiters.clear();
@@ -354,30 +486,157 @@ impl Ssd {
             return; // the map's own units are located by the map-of-map
         }
         let (s0, s1) = (m.seg_of(first), m.seg_of(first + n - 1));
+        let eps = m.entries_per_seg as u32;
         for seg in s0..=s1 {
             let m = self.map();
             m.c.write_updates += 1;
+            let lo = first.max(seg * eps);
+            let hi = (first + n - 1).min(seg * eps + eps - 1);
+            let entries = (hi - lo + 1) as u64;
             if m.main.mark_dirty(seg) {
                 if m.place.tier == MapTier::Hmb {
-                    let bytes = crate::config::memory::MAP_ENTRY_BYTES * n as u64;
+                    let bytes = MAP_ENTRY_BYTES * entries;
                     m.c.hmb_write_bytes += bytes;
                     let now = self.now();
                     self.pcie.send_up(now, bytes);
                 }
+                continue;
+            }
+            let loading = m.loading[seg as usize];
+            if loading != NONE && m.loads.get_mut(loading).insert {
+                // On its way into the cache: the entries are applied when it lands.
+                m.loads.get_mut(loading).dirty = true;
+                continue;
+            }
+            let j = &mut m.journal;
+            if j.pending[seg as usize] == 0 {
+                j.order.push_back(seg);
+            }
+            j.pending[seg as usize] += entries as u32;
+            j.entries += entries;
+            m.c.journal_entries += entries;
+            m.c.peak_journal = m.c.peak_journal.max(j.entries);
+        }
+        self.flush_journal();
+    }
+
+    /// Start flushing the oldest logged segments while the journal is past three
+    /// quarters and flush slots are free.
+    fn flush_journal(&mut self) {
+        // Segments already on their way back keep their new entries for a later round.
+        let mut skipped = 0usize;
+        while self.map.as_ref().is_some_and(|m| m.wants_flush()) {
+            let m = self.map();
+            if skipped >= m.journal.order.len() {
+                break;
+            }
+            let Some(seg) = m.journal.order.pop_front() else {
+                break;
+            };
+            let s = seg as usize;
+            if m.journal.pending[s] == 0 {
+                continue; // applied by a load meanwhile
+            }
+            if m.journal.flushing[s] {
+                m.journal.order.push_back(seg);
+                skipped += 1;
+                continue;
+            }
+            let logged = std::mem::take(&mut m.journal.pending[s]) as u64;
+            m.journal.entries -= logged;
+            m.c.flushes += 1;
+            m.c.flush_entries += logged;
+            if m.main.mark_dirty(seg) {
+                continue; // cached meanwhile: the cached copy takes the entries
+            }
+            m.journal.flushing[s] = true;
+            m.journal.flushes_in_flight += 1;
+            let (cmd, _) = self.map_write_cmd(seg, Origin::MapFlush);
+            let (first, last) = self.seg_units(seg);
+            let stored = (first..=last).any(|u| self.ftl.translate(u) != UNMAPPED);
+            if stored {
+                // Load the stored copy into SRAM, apply the entries, write it back.
+                self.map().c.flush_loads += 1;
+                self.cmds.get_mut(cmd).pending = 1;
+                self.start_load(seg, Some(cmd), false, false);
             } else {
-                self.start_load(seg, None, true);
+                // A segment written for the first time: nothing to load.
+                self.admit_write(cmd);
+            }
+        }
+        if self.map.is_some() {
+            self.wake_journal_waiters();
+        }
+    }
+
+    /// A flushed segment is placed in its translation block: free the slot.
+    pub(super) fn map_flush_done(&mut self, offset: u64) {
+        let ub = self.unit_bytes;
+        let m = self.map();
+        let seg = (offset - m.map_base_lpn * ub) / m.place.segment_bytes;
+        m.journal.flushing[seg as usize] = false;
+        m.journal.flushes_in_flight -= 1;
+        self.flush_journal();
+        let m = self.map();
+        if m.journal.entries < 2 * m.journal.capacity {
+            for die in 0..m.journal.gc_deferred.len() {
+                let m = self.map();
+                if std::mem::take(&mut m.journal.gc_deferred[die]) {
+                    self.maybe_start_gc(die as u32);
+                }
             }
         }
     }
 
-    /// Write a dirty segment back to its translation page.
-    fn map_writeback(&mut self, seg: u32) {
+    /// Should die `die` wait before collecting its next victim? GC's map updates
+    /// cannot wait for room in the journal (a victim's valid units are moved as
+    /// they are read), so a new victim is not started while the journal holds
+    /// twice its capacity, unless the die is down to its last free blocks (the
+    /// flushes' write-backs need a block: GC never waits there).
+    pub(super) fn journal_defers_gc(&mut self, die: u32) -> bool {
+        let free = self.ftl.free_blocks(die);
+        match &mut self.map {
+            Some(m) if m.journal.entries >= 2 * m.journal.capacity && free > 2 => {
+                m.journal.gc_deferred[die as usize] = true;
+                m.c.gc_deferrals += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Would a host write have to wait for room in the journal? (Queues it if so.)
+    pub(super) fn journal_holds(&mut self, cmd: u32) -> bool {
+        match &mut self.map {
+            Some(m) if m.journal_full() || !m.journal.waiters.is_empty() => {
+                m.c.journal_waits += 1;
+                m.journal.waiters.push_back(cmd);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Admit host writes that waited for room in the journal.
+    fn wake_journal_waiters(&mut self) {
+        loop {
+            let m = self.map();
+            if m.journal_full() {
+                return;
+            }
+            let Some(cmd) = m.journal.waiters.pop_front() else {
+                return;
+            };
+            self.admit_write_now(cmd);
+        }
+    }
+
+    /// An internal write of segment `seg`'s bytes to its translation page.
+    fn map_write_cmd(&mut self, seg: u32, origin: Origin) -> (u32, u64) {
         let now = self.now();
         let m = self.map();
-        m.c.writebacks += 1;
         let seg_bytes = m.place.segment_bytes;
-        let base = m.map_base_lpn;
-        let offset = base * self.unit_bytes + seg as u64 * seg_bytes;
+        let offset = m.map_base_lpn * self.unit_bytes + seg as u64 * seg_bytes;
         let cmd = self.cmds.insert(Cmd {
             job: INTERNAL_JOB,
             sq: 0,
@@ -388,20 +647,31 @@ impl Ssd {
             fetch_ns: now,
             pending: 0,
             placed: 0,
+            origin,
         });
+        (cmd, seg_bytes)
+    }
+
+    /// Write a dirty segment evicted from the cache back to its translation page.
+    fn map_writeback(&mut self, seg: u32) {
+        self.map().c.writebacks += 1;
+        let (cmd, _) = self.map_write_cmd(seg, Origin::MapEviction);
         self.start_write(cmd);
     }
 
-    /// Data of an internal write-back: from the HMB over the link, else from controller memory.
+    /// Data of an internal write-back: an evicted segment comes from its tier (the
+    /// HMB over the link); a flushed one is already staged in SRAM.
     pub(super) fn internal_write_data(&mut self, cmd: u32) {
         let now = self.now();
-        let len = self.cmds.get(cmd).len;
+        let c = *self.cmds.get(cmd);
         let m = self.map();
-        let arrived = if m.place.tier == MapTier::Hmb {
-            m.c.hmb_read_bytes += len;
+        let arrived = if c.origin == Origin::MapFlush {
+            now + m.sram_latency_ns
+        } else if m.place.tier == MapTier::Hmb {
+            m.c.hmb_read_bytes += c.len;
             let host_ns = m.host_dram_ns;
             let at_host = self.pcie.send_up(now, 0);
-            self.pcie.send_down(at_host + host_ns, len)
+            self.pcie.send_down(at_host + host_ns, c.len)
         } else {
             now + m.tier_latency_ns
         };

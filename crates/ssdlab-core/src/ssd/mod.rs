@@ -48,6 +48,18 @@ pub struct Cmd {
     pub pending: u32,
     /// Mapping units placed so far (writes waiting for free blocks resume here).
     pub placed: u32,
+    /// Who issued it: the host, or the map machinery writing a segment back.
+    pub origin: Origin,
+}
+
+/// Where a command comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Host,
+    /// A dirty map segment evicted from the map cache, written back.
+    MapEviction,
+    /// A map segment updated from the journal (loaded, entries applied), written back.
+    MapFlush,
 }
 
 /// Host-side state of one job (thread).
@@ -348,7 +360,7 @@ impl Ssd {
                 }
                 self.fetch();
             }
-            Event::FetchDone { sq, .. } => self.fetch_done(sq),
+            Event::FetchDone { sq, count } => self.fetch_done(sq, count),
             Event::CmdReady { cmd } => self.cmd_ready(cmd),
             Event::WriteDataIn { cmd } => self.write_data_in(cmd),
             Event::DieStage { die, gen } => self.die_stage(die, gen),
@@ -533,6 +545,7 @@ impl Ssd {
             fetch_ns: now,
             pending: 0,
             placed: 0,
+            origin: Origin::Host,
         });
         if self.nvme.has_room(sq) {
             self.enqueue_sq(cmd, sq);
@@ -548,48 +561,49 @@ impl Ssd {
         let q = &mut self.nvme.sqs[sq as usize];
         q.used += 1;
         q.pending.push_back((cmd, visible));
-        if !self.nvme.fetch_busy && visible < self.nvme.kick_at {
+        if self.nvme.can_fetch() && visible < self.nvme.kick_at {
             self.nvme.kick_at = visible;
             self.q.schedule(visible, Event::FetchKick);
         }
     }
 
-    /// The fetch engine takes the next burst, if it is idle and a command is visible.
+    /// The fetch engine issues fetch reads while it has slots and commands are visible.
     fn fetch(&mut self) {
-        if self.nvme.fetch_busy {
-            return;
-        }
         let now = self.now();
-        match self.nvme.arbitrate(now) {
-            Ok(sq) => {
-                let count = self.nvme.fetching.len() as u32;
-                let at_host = self.pcie.send_up(now, 0);
-                let back = self
-                    .pcie
-                    .send_down(at_host, count as u64 * crate::host::SQE_BYTES);
-                self.nvme.fetch_busy = true;
-                self.q.schedule(back, Event::FetchDone { sq, count });
-            }
-            Err(Some(t)) => {
-                if t < self.nvme.kick_at {
-                    self.nvme.kick_at = t;
-                    self.q.schedule(t, Event::FetchKick);
+        while self.nvme.can_fetch() {
+            match self.nvme.arbitrate(now) {
+                Ok((sq, count)) => {
+                    let at_host = self.pcie.send_up(now, 0);
+                    let back = self
+                        .pcie
+                        .send_down(at_host, count as u64 * crate::host::SQE_BYTES);
+                    self.nvme.fetches_in_flight += 1;
+                    self.q.schedule(back, Event::FetchDone { sq, count });
                 }
+                Err(Some(t)) => {
+                    if t < self.nvme.kick_at {
+                        self.nvme.kick_at = t;
+                        self.q.schedule(t, Event::FetchKick);
+                    }
+                    return;
+                }
+                Err(None) => return,
             }
-            Err(None) => {}
         }
     }
 
-    fn fetch_done(&mut self, sq: u32) {
+    fn fetch_done(&mut self, sq: u32, count: u32) {
         let now = self.now();
-        for i in 0..self.nvme.fetching.len() {
-            let cmd = self.nvme.fetching[i];
+        for _ in 0..count {
+            let cmd = self.nvme.sqs[sq as usize]
+                .in_fetch
+                .pop_front()
+                .expect("a fetched command");
             self.cmds.get_mut(cmd).fetch_ns = now;
             let ready = self.cores.process(sq, now);
             self.q.schedule(ready, Event::CmdReady { cmd });
         }
-        self.nvme.fetching.clear();
-        self.nvme.fetch_busy = false;
+        self.nvme.fetches_in_flight -= 1;
         self.fetch();
     }
 
@@ -639,8 +653,12 @@ impl Ssd {
 
     /// Finish a command: post its completion entry after `data_ready`.
     fn post_completion(&mut self, cmd: u32, data_ready: Ns) {
-        if self.cmds.get(cmd).job == map::INTERNAL_JOB {
-            self.cmds.remove(cmd); // a map write-back: nobody to tell
+        let c = *self.cmds.get(cmd);
+        if c.job == map::INTERNAL_JOB {
+            self.cmds.remove(cmd); // a map write-back or a held write: nobody to tell
+            if c.origin == Origin::MapFlush {
+                self.map_flush_done(c.offset);
+            }
             return;
         }
         let at_host = self

@@ -211,6 +211,14 @@ impl Ssd {
             }
         };
         dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
+        dev["ftl"]["map_units_relocated"] = json!(self.ftl.stats.map_units_relocated);
+        dev["ftl"]["translation_victims"] = json!(self.ftl.stats.translation_victims);
+        dev["ftl"]["translation_blocks"] = json!(self
+            .ftl
+            .dies
+            .iter()
+            .map(|d| d.map_blocks as u64)
+            .sum::<u64>());
         dev["scheduler"] = self.sched.to_json();
         dev["host_busy_ns"] = json!(self.host_busy_ns);
         let unit = self.unit_bytes;

@@ -232,7 +232,7 @@ mod tests {
     //! One program and one host read on one die, timed by hand (tiny-test: data-in
     //! = 100 ns + 32 KiB at 800 MB/s = 41,060 ns; tPROG 600 us; read = 100 ns
     //! command + 50 us tR + 4 KiB data-out 5,120 ns = 55,220 ns).
-    use super::super::{map::INTERNAL_JOB, Cmd, RunOptions, Ssd};
+    use super::super::{map::INTERNAL_JOB, Cmd, Origin, RunOptions, Ssd};
     use crate::config::{load_device, load_workload, DeviceSpec};
     use crate::controller::TxnKind;
     use crate::ftl::prep::DriveState;
@@ -286,6 +286,7 @@ mod tests {
                         fetch_ns: read_at,
                         pending: 1,
                         placed: 0,
+                        origin: Origin::Host,
                     });
                     let pun = ssd.ftl.translate(lpn);
                     let t = ssd.read_txn(TxnKind::UserRead, cmd, pun, lpn, 4096);
