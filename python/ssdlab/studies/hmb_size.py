@@ -148,10 +148,11 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
             ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
             ax2.set_ylabel("% vs Max HMB")
             ax.set_title(f"{density} density, {state}", fontsize=9)
+            s.pct_axis(ax2)
             if r == 0 and c == 0:
                 h1, l1 = ax.get_legend_handles_labels()
                 h2, l2 = ax2.get_legend_handles_labels()
-                ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
+                fig.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower center", ncol=len(l1 + l2))
     fig.suptitle(f"{wl}: Max / Half / Min HMB by number of queues (seed 000)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

@@ -250,6 +250,14 @@ def fmt_pct(v: float | None) -> str:
     return f"{v:+.2f}"
 
 
+def pct_axis(ax) -> None:
+    """A % axis that includes 0, so that a flat line looks flat."""
+    lo, hi = ax.get_ylim()
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    pad = (hi - lo) * 0.08 or 1.0
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def fmt_bytes(n: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
