@@ -162,3 +162,34 @@ def test_hmb_read_cache_and_write_buffer_follow_the_grant():
 def test_bad_read_cache_is_a_config_error():
     with pytest.raises(ssdlab.ConfigError, match=r"read_cache\.size: .* larger than its tier"):
         ssdlab.run("dramless-ssd", {"number_ios": 10}, set={"read_cache.size": "64MiB"})
+
+
+def test_queues_keyword_sets_the_workload_option(small_workload):
+    wl = dict(small_workload, queue_policy="round-robin")
+    r = ssdlab.run("tiny-test", wl, queues=2, state="aging", set={"controller.cores": 2})
+    assert r["workload"]["queues"] == 2
+    same = ssdlab.run("tiny-test", dict(wl, queues=2), state="aging", set={"controller.cores": 2})
+    assert r["read"]["iops"] == same["read"]["iops"]
+    # A named workload takes it too, and run_many passes it through.
+    named = ssdlab.run("tiny-test", "rand-read-4k-t1-qd32", queues=4, set={"host.io_queues": 8})
+    assert named["workload"]["queues"] == 4
+    (many,) = ssdlab.run_many(
+        [
+            {
+                "device": "tiny-test",
+                "workload": wl,
+                "queues": 2,
+                "state": "aging",
+                "set": {"controller.cores": 2},
+            }
+        ]
+    )
+    assert many["read"]["iops"] == r["read"]["iops"]
+    for bad in (0, -1, "4", 2.5, True):
+        with pytest.raises(ssdlab.ConfigError, match="queues"):
+            ssdlab.run("tiny-test", wl, queues=bad)
+    # Round-robin over two queues reaches the second firmware core (queue i -> core i mod 2).
+    slow = {"controller.cmd_time": "20us"}
+    one = ssdlab.run("tiny-test", wl, queues=1, set=slow)["read"]["iops"]
+    two = ssdlab.run("tiny-test", wl, queues=2, set=slow)["read"]["iops"]
+    assert one < 52_000 < 60_000 < two

@@ -1,7 +1,10 @@
 """Studies: the seed-004 map-cache experiment and the LBA-span sweep, small."""
 
 import csv
+import importlib.util
+import re
 
+import pytest
 from ssdlab.cli import main
 
 
@@ -81,3 +84,175 @@ def test_drive_states_study_on_a_small_slc_drive(tmp_path, capsys):
     assert float(got[(w, "sustain")]["slc_hit_rate"]) == 0
     assert float(got[(w, "aging")]["gc_share"]) > 0
     assert float(got[(w, "aging")]["iops"]) < float(got[(w, "sustain")]["iops"])
+
+
+# --- seed 000: hmb-vs-dram and hmb-size on tiny devices ----------------------------------
+
+HMB_SECTIONS = """
+[dram]
+size = "0B"
+
+[sram]
+size = "2MiB"
+
+[hmb]
+hmpre = "16KiB"
+hmmin = "4KiB"
+host_chunk = "4KiB"
+
+[map]
+tier = "hmb"
+segment = "512B"
+sram_cache = "1KiB"
+"""
+
+
+@pytest.fixture
+def tiny_pair(tmp_path):
+    """A DRAM and an HMB variant of tiny-test (map 24 KiB, HMB 16/8/4 KiB for max/half/min),
+    each with a "-1tb" twin for --density high."""
+    import ssdlab
+
+    base = ssdlab.preset_toml("tiny-test")
+    paths = []
+    for name, extra in (("dram", ""), ("hmb", HMB_SECTIONS)):
+        for suffix in ("", "-1tb"):
+            p = tmp_path / f"{name}{suffix}.toml"
+            p.write_text(base.replace('name = "tiny-test"', f'name = "tiny-{name}"') + extra)
+            if not suffix:
+                paths.append(str(p))
+    return paths
+
+
+def _rows(path):
+    with open(path) as f:
+        return list(csv.reader(f))
+
+
+def test_hmb_vs_dram_study_quick(tmp_path, tiny_pair, capsys):
+    dram, hmb = tiny_pair
+    out = tmp_path / "out"
+    wls = "rand-read-4k-t1-qd32,seq-write-128k-t1-qd32"
+    argv = ["study", "hmb-vs-dram", "--quick", "--devices", f"{dram},{hmb}", "--workloads", wls]
+    assert main([*argv, "--states", "aging", "--number_ios", "400", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "seed % diff" in text and "ssdlab % diff" in text
+    assert re.search(r"wall time \d+\.\d s", text)
+    header, *rows = _rows(out / "results.csv")
+    assert header == [
+        "density",
+        "state",
+        "workload",
+        "queues",
+        "device",
+        "value",
+        "unit",
+        "diff_pct",
+    ]
+    # 2 workloads x 1 state x queues 1 and max x 2 devices.
+    assert len(rows) == 8
+    got = {(r[2], r[3], r[4]): r for r in rows}
+    assert {r[3] for r in rows} == {"1", "max"} and {r[0] for r in rows} == {"low"}
+    for wl in wls.split(","):
+        for q in ("1", "max"):
+            a, b = got[(wl, q, dram)], got[(wl, q, hmb)]
+            va, vb = float(a[5]), float(b[5])
+            assert va > 0 and vb > 0
+            assert a[6] == b[6] == ("MB/s" if wl.startswith("seq") else "IOPS")
+            assert float(a[7]) == float(b[7]) == pytest.approx((va - vb) / vb * 100, abs=0.01)
+    # The map misses of the HMB device in an aged drive make it slower at random reads.
+    assert float(got[("rand-read-4k-t1-qd32", "1", hmb)][5]) < float(
+        got[("rand-read-4k-t1-qd32", "1", dram)][5]
+    )
+    if importlib.util.find_spec("matplotlib"):
+        assert (out / "rand-read-4k-t1-qd32.png").exists()
+        assert (out / "seq-write-128k-t1-qd32.png").exists()
+
+
+def test_hmb_vs_dram_prints_the_seed_figure_beside_ours(tmp_path, tiny_pair, capsys):
+    dram, hmb = tiny_pair
+    out = tmp_path / "out"
+    argv = ["study", "hmb-vs-dram", "--devices", f"{dram},{hmb}", "--density", "high"]
+    argv += ["--states", "normal", "--queues", "1", "--workloads", "seq-read-128k-t1-qd32"]
+    assert main([*argv, "--number_ios", "200", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    line = next(x for x in text.splitlines() if x.strip().startswith("normal"))
+    assert line.split()[-1] == "+77.95"  # the seed's 128K sequential read, Normal, 1Q
+    _, *rows = _rows(out / "results.csv")
+    assert {r[0] for r in rows} == {"high"} and {r[4] for r in rows} == {
+        dram.replace(".toml", "-1tb.toml"),
+        hmb.replace(".toml", "-1tb.toml"),
+    }
+
+
+def test_hmb_size_study_quick(tmp_path, tiny_pair, capsys):
+    _, hmb = tiny_pair
+    out = tmp_path / "out"
+    argv = ["study", "hmb-size", "--quick", "--devices", hmb, "--states", "aging"]
+    argv += ["--workloads", "rand-read-4k-t1-qd32", "--number_ios", "400", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "seed Half %" in text and "HMB granted max 16 KiB, half 8 KiB, min 4 KiB" in text
+    header, *rows = _rows(out / "results.csv")
+    assert header == [
+        "density",
+        "state",
+        "workload",
+        "queues",
+        "hmb",
+        "value",
+        "unit",
+        "pct_vs_max",
+    ]
+    assert len(rows) == 6
+    got = {(r[3], r[4]): (float(r[5]), float(r[7])) for r in rows}
+    for q in ("1", "max"):
+        base = got[(q, "max")][0]
+        assert got[(q, "max")][1] == 0
+        for h in ("half", "min"):
+            v, p = got[(q, h)]
+            assert p == pytest.approx((v - base) / base * 100, abs=0.01)
+        # A smaller grant caches less of the map: fewer hits, fewer IOPS.
+        assert got[(q, "min")][0] < got[(q, "max")][0]
+    if importlib.util.find_spec("matplotlib"):
+        assert (out / "rand-read-4k-t1-qd32.png").exists()
+
+
+@pytest.mark.parametrize(
+    "flag,value,allowed",
+    [
+        ("--workloads", "rand-read-4k", "seq-write-128k-t1-qd32, seq-read-128k-t1-qd32"),
+        ("--states", "steady", "normal, sustain, aging"),
+        ("--density", "medium", "low, high"),
+        ("--queues", "three", "1, 2, 4, 8, max"),
+        ("--queues", "0", "1, 2, 4, 8, max"),
+        ("--queues", "64", "host.io_queues (8)"),
+    ],
+)
+def test_seed000_studies_reject_bad_input(tmp_path, tiny_pair, capsys, flag, value, allowed):
+    for study in ("hmb-vs-dram", "hmb-size"):
+        devices = ",".join(tiny_pair) if study == "hmb-vs-dram" else tiny_pair[1]
+        argv = ["study", study, "--quick", "--devices", devices, flag, value]
+        assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ssdlab: error: {flag}: ") and value in err and allowed in err
+    assert main(["study", "map-cache", "--states", "normal"]) == 2
+    assert "only for the hmb-vs-dram and hmb-size" in capsys.readouterr().err
+
+
+def test_seed000_data_is_consistent():
+    from ssdlab.studies import seed000_data as d
+    from ssdlab.workloads import WORKLOADS
+
+    assert d.seed_diff("high", "normal", d.SEQ_WRITE, "1") == 67.68
+    assert d.seed_diff("high", "aging", d.SEQ_READ, "max") == 135.82
+    assert d.seed_diff("high", "aging", d.RW_T1, "max") == 382.62
+    assert d.seed_diff("low", "normal", d.SEQ_WRITE, "1") is None
+    for density, state, wl, q in d.DIFF_PCT:
+        assert density in d.DENSITIES and state in d.STATES and wl in WORKLOADS
+        assert q in d.QUEUES
+    assert len({b.id for b in d.BULLETS}) == len(d.BULLETS) >= 15
+    for b in d.BULLETS:
+        assert b.study in ("hmb-vs-dram", "hmb-size", "both") and b.text and b.figure
+        assert set(b.workloads) <= set(d.WORKLOADS) and set(b.states) <= set(d.STATES)
+        assert set(b.densities) <= set(d.DENSITIES)

@@ -122,6 +122,7 @@ def run(
     state: str = "full",
     seed: int = 1,
     set: Mapping[str, Any] | Iterable[str] | None = None,
+    queues: int | None = None,
     verify: bool = False,
     progress: bool = False,
 ) -> Report:
@@ -133,6 +134,9 @@ def run(
     ``group`` (groups run one after another) and a ``name``.
     ``state`` is the drive's condition before the run: fresh, full or steady, or seed
     000's normal (= fresh), sustain (SLC cache full) or aging (steady, SLC cache full).
+    ``queues`` sets the workload's ``queues`` option (NVMe I/O queues the host creates; of
+    every job for a multi-job workload), e.g. ``queues=4`` with ``queue_policy`` round-robin
+    in the workload for seed 000's N-queue driver.
     The GIL is released while the simulation runs.
     """
     kind, text, origin = _device_args(device)
@@ -142,6 +146,8 @@ def run(
         from ssdlab.workloads import named_workload
 
         workload = named_workload(workload)
+    if queues is not None:
+        workload = _with_queues(workload, queues)
     if isinstance(workload, Mapping) and (
         "jobs" in workload or any(isinstance(v, Mapping) for v in workload.values())
     ):
@@ -166,6 +172,21 @@ def run(
     if report.to_dict().get("stalled"):
         raise SimulationError(f"the simulated device stalled: {report['stalled']}")
     return report
+
+
+def _with_queues(workload: WorkloadLike, queues: Any) -> dict:
+    if isinstance(queues, bool) or not isinstance(queues, int) or queues <= 0:
+        raise ConfigError(f"queues: '{queues}' must be a positive integer")
+    if workload is None:
+        return {"queues": queues}
+    if not isinstance(workload, Mapping):
+        raise ConfigError(
+            "workload: expected a dict of fio options or a workload name, "
+            f"got {type(workload).__name__}"
+        )
+    if "jobs" in workload:
+        return {**workload, "jobs": [{**j, "queues": queues} for j in workload["jobs"]]}
+    return {**workload, "queues": queues}
 
 
 def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -> list[Report]:

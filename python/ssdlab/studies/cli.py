@@ -5,7 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-STUDIES = ("map-cache", "lba-span", "program-delay", "drive-states")
+from ssdlab.cli import UsageError
+from ssdlab.studies import seed000
+
+STUDIES = (
+    "map-cache",
+    "lba-span",
+    "program-delay",
+    "drive-states",
+    "hmb-vs-dram",
+    "hmb-size",
+)
 
 
 def register(sub) -> None:
@@ -16,11 +26,17 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="fewer points and I/Os (smoke test)")
     p.add_argument("--device", default=None, help="device preset or file (drive-states)")
+    seed000.add_args(p)
     p.set_defaults(func=cmd_study)
 
 
 def cmd_study(args: argparse.Namespace) -> int:
     out = Path(args.out or f"out/study-{args.name}")
+    if args.name in ("hmb-vs-dram", "hmb-size"):
+        return _seed000(args, out)
+    given = [f"--{f}" for f in seed000.MATRIX_FLAGS if getattr(args, f) is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)}: only for the hmb-vs-dram and hmb-size studies")
     if args.name == "map-cache":
         from ssdlab.studies.map_cache import run_study
 
@@ -41,4 +57,29 @@ def cmd_study(args: argparse.Namespace) -> int:
 
         device = args.device or "dram-ssd"
         print(run_study(out, device=device, quick=args.quick, seed=args.seed))
+    return 0
+
+
+def _seed000(args: argparse.Namespace, out: Path) -> int:
+    if args.device is not None:
+        raise UsageError(f"--device: {args.name} takes --devices (comma-separated)")
+    if args.name == "hmb-vs-dram":
+        from ssdlab.studies.hmb_vs_dram import run_study
+
+        m = seed000.matrix_from_args(
+            args,
+            n_devices=(2,),
+            default=seed000.DEFAULT_DEVICES,
+            hint="the DRAM device, then the HMB device",
+        )
+    else:
+        from ssdlab.studies.hmb_size import run_study
+
+        m = seed000.matrix_from_args(
+            args,
+            n_devices=(1, 2),
+            default=seed000.DEFAULT_DEVICES[1:],
+            hint="the HMB device, or the DRAM and HMB devices of hmb-vs-dram",
+        )
+    print(run_study(out, m))
     return 0

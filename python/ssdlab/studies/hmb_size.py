@@ -1,0 +1,158 @@
+"""Seed 000, "HMB Tuning Comparison": the HMB device with the host granting HMPRE (Max),
+HMPRE/2 (Half) or HMMIN (Min), over drive states x workloads x NVMe queue counts, at two
+densities; Half and Min as % against Max ((X - Max) / Max x 100).
+
+The grant is set with ``hmb.host_policy`` (docs/map-cache.md). The seed's tuning figures
+cannot be tied to bars from its OCR'd text (see seed000_data), so the table's seed columns
+stay empty until they can.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ssdlab.studies import seed000 as s
+from ssdlab.studies.common import plot, table, write_csv
+from ssdlab.studies.seed000_data import HMB_SIZES, seed_hmb_size_pct
+
+COLUMNS = ["density", "state", "workload", "queues", "hmb", "value", "unit", "pct_vs_max"]
+
+
+def run_study(out_dir: Path, m: s.Matrix) -> str:
+    timer = s.Timer()
+    device = m.devices[-1]
+    # Run order: density, HMB size, state, workload, queues: every point of one (device,
+    # density, state) with the same grant is consecutive.
+    runs, index, keys, grants = [], {}, [], {}
+    for density in m.densities:
+        dev = s.device_for(device, density)
+        for hmb in HMB_SIZES:
+            for state in m.states:
+                for wl in m.workloads:
+                    for q in m.queues:
+                        n = s.queue_count(dev, q)
+                        k = (dev, hmb, state, wl, n)
+                        if k not in index:
+                            index[k] = len(runs)
+                            runs.append(
+                                s.point_run(dev, state, wl, n, m, set={"hmb.host_policy": hmb})
+                            )
+                        keys.append(((density, state, wl, q, hmb), index[k]))
+    reports = s.run_points(runs)
+    res = {}
+    for key, i in keys:
+        res[key] = s.value_of(reports[i], key[2])
+        grants[(key[0], key[4])] = reports[i]["device"]["hmb"]["granted_bytes"]
+
+    rows = []
+    for density in m.densities:
+        for state in m.states:
+            for wl in m.workloads:
+                for q in m.queues:
+                    base = res[(density, state, wl, q, "max")]
+                    for hmb in HMB_SIZES:
+                        v = res[(density, state, wl, q, hmb)]
+                        rows.append(
+                            {
+                                "density": density,
+                                "state": state,
+                                "workload": wl,
+                                "queues": q,
+                                "hmb": hmb,
+                                "value": round(v, 3),
+                                "unit": s.unit_of(wl),
+                                "pct_vs_max": round(s.pct(v, base), 3),
+                            }
+                        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = out_dir / "results.csv"
+    write_csv(csv_path, COLUMNS, rows)
+
+    text = []
+    for density in m.densities:
+        dev = s.device_for(device, density)
+        for wl in m.workloads:
+            body = []
+            for state in m.states:
+                for q in m.queues:
+                    k = (density, state, wl, q)
+                    base = res[(*k, "max")]
+                    body.append(
+                        [
+                            state,
+                            s.qlabel(q),
+                            s.fmt_value(base, wl),
+                            s.fmt_pct(s.pct(res[(*k, "half")], base)),
+                            s.fmt_pct(s.pct(res[(*k, "min")], base)),
+                            s.fmt_pct(seed_hmb_size_pct(*k, "half")),
+                            s.fmt_pct(seed_hmb_size_pct(*k, "min")),
+                        ]
+                    )
+            text.append(
+                table(
+                    f"{wl} ({s.unit_of(wl)}), {density} density: {dev}",
+                    ["state", "queues", "Max", "Half %", "Min %", "seed Half %", "seed Min %"],
+                    body,
+                )
+            )
+        text.append(
+            f"{dev}: HMB granted "
+            + ", ".join(f"{h} {s.fmt_bytes(grants[(density, h)])}" for h in HMB_SIZES)
+        )
+    text.append(
+        "% = (X - Max) / Max x 100. The seed's HMB tuning labels cannot be tied to bars from its "
+        "text (docs/seed000.md), so its columns stay empty."
+    )
+    text.append(s.ios_line(m))
+    written = [csv_path]
+    for wl in m.workloads:
+        png = out_dir / f"{wl}.png"
+        if plot(png, lambda plt, wl=wl: _draw(plt, wl, m, res)):
+            written.append(png)
+    if len(written) == 1:
+        text.append(f"wrote {csv_path} (no plots: matplotlib not installed)")
+    else:
+        n = len(written) - 1
+        text.append(f"wrote {csv_path} and {n} plot{'s' if n > 1 else ''} in {out_dir}")
+    text.append(timer.line())
+    return "\n\n".join(text)
+
+
+COLORS = {"max": "#1f77b4", "half": "#ff7f0e", "min": "#7f7f7f"}
+
+
+def _draw(plt, wl: str, m: s.Matrix, res: dict):
+    """Per state: Max / Half / Min bars per queue count, Half and Min % on a second axis."""
+    nd, ns = len(m.densities), len(m.states)
+    fig, axes = plt.subplots(nd, ns, figsize=(4.6 * ns, 3.6 * nd), squeeze=False)
+    x = list(range(len(m.queues)))
+    w = 0.27
+    for r, density in enumerate(m.densities):
+        for c, state in enumerate(m.states):
+            ax = axes[r][c]
+            ax2 = ax.twinx()
+            for j, hmb in enumerate(HMB_SIZES):
+                vals = [res[(density, state, wl, q, hmb)] for q in m.queues]
+                ax.bar([i + (j - 1) * w for i in x], vals, w, color=COLORS[hmb], label=hmb)
+                if hmb != "max":
+                    base = [res[(density, state, wl, q, "max")] for q in m.queues]
+                    ax2.plot(
+                        x,
+                        [s.pct(v, b) for v, b in zip(vals, base)],
+                        marker="o",
+                        color=COLORS[hmb],
+                        label=f"{hmb} % vs max",
+                    )
+            ax.set_xticks(x)
+            ax.set_xticklabels([s.qlabel(q) for q in m.queues])
+            ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
+            ax2.set_ylabel("% vs Max HMB")
+            ax.set_title(f"{density} density, {state}", fontsize=9)
+            s.pct_axis(ax2)
+            if r == 0 and c == 0:
+                h1, l1 = ax.get_legend_handles_labels()
+                h2, l2 = ax2.get_legend_handles_labels()
+                fig.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower center", ncol=len(l1 + l2))
+    fig.suptitle(f"{wl}: Max / Half / Min HMB by number of queues (seed 000)")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
