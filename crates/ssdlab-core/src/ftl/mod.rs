@@ -6,8 +6,10 @@
 //! fill one multi-plane stripe of a die, then move to the next die (dies are
 //! numbered channel-first, so consecutive stripes land on different channels);
 //! GC is die-local (victim, copies and erase stay on one die) with its own write
-//! frontier so relocated data is not mixed with host data; WAF = units programmed
-//! / host units written.
+//! frontier so relocated data is not mixed with host data; a demand-paged map's own
+//! pages (logical units past the host's) have a third stream, translation blocks,
+//! collected as a pool of their own (`gc.rs`); WAF = units programmed / host units
+//! written.
 //! Simplifies: the whole map is held in controller memory (the demand-paged map
 //! cache plugs in at `Ftl::translate`); no wear levelling beyond FIFO free lists.
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use

@@ -21,11 +21,11 @@
 //! write buffer, read-modify-write when a segment is smaller than the mapping unit)
 //! into translation blocks: a write stream of their own (`Stream::Map`), so map
 //! pages, rewritten far more often than user data, do not keep user blocks alive;
-//! GC collects translation blocks like any other.
+//! GC collects translation blocks from a pool of their own (`ftl/gc.rs`).
 //!
 //! Simplifies: the journal is not itself persisted (no power-loss model); GC moves
 //! their units' map entries one by one into the journal (which groups them by
-//! segment); translation pages relocated by GC go to the GC stream; the map-of-map
+//! segment); flushes go oldest segment first, not fullest first; the map-of-map
 //! is always in SRAM and costs nothing to consult.
 
 use super::{Cmd, Origin, Ssd};
