@@ -26,7 +26,16 @@ DeviceLike = Union[str, os.PathLike, Mapping[str, Any]]
 WorkloadLike = Union[None, str, Mapping[str, Any]]
 
 DEFAULT_DEVICE = "client-tlc-dram"
-STATES = ("fresh", "full", "steady", "normal", "sustain", "aging")
+STATES = (
+    "fresh",
+    "full",
+    "steady",
+    "normal",
+    "normal-written",
+    "sustain",
+    "aging",
+    "full-slc-exhausted",
+)
 
 
 def presets() -> dict[str, str]:
@@ -133,7 +142,9 @@ def run(
     ``workload`` may also be ``{"jobs": [{...}, ...]}``: several jobs, each with a
     ``group`` (groups run one after another) and a ``name``.
     ``state`` is the drive's condition before the run: fresh, full or steady, or seed
-    000's normal (= fresh), sustain (SLC cache full) or aging (steady, SLC cache full).
+    000's normal (= fresh), normal-written (the workload's area written once first),
+    sustain (SLC cache full), aging (steady, SLC cache full) or full-slc-exhausted
+    (every LBA written sequentially, SLC cache full).
     ``queues`` sets the workload's ``queues`` option (NVMe I/O queues the host creates; of
     every job for a multi-job workload), e.g. ``queues=4`` with ``queue_policy`` round-robin
     in the workload for seed 000's N-queue driver.

@@ -189,3 +189,39 @@ fn dynamic_slc_shrinks_as_the_drive_fills() {
         "{bad}"
     );
 }
+
+/// `normal-written` writes only the workload's area first: reads there find data on
+/// flash, and the SLC area stays empty; `normal` reads find nothing to read.
+#[test]
+fn normal_written_writes_the_read_area_first() {
+    let d = slc_dev(&[]);
+    let wl = r#"{"rw":"randread","bs":"4k","iodepth":4,"number_ios":2000,"offset":"1MiB","size":"2MiB"}"#;
+    let written = simulate(&d, wl, DriveState::NormalWritten, 1, true);
+    let fresh = simulate(&d, wl, DriveState::Normal, 1, true);
+    let ftl = &written["device"]["ftl"];
+    assert_eq!(f(&ftl["unmapped_reads"]), 0.0, "{ftl}");
+    assert!(f(&written["device"]["nand"]["read_ops"]) > 0.0);
+    assert_eq!(written["prep"]["method"], "area-fill");
+    assert_eq!(written["device"]["slc"]["free_blocks"], 8);
+    assert_eq!(f(&written["device"]["oracle"]["mismatches"]), 0.0);
+    assert_eq!(f(&fresh["device"]["ftl"]["unmapped_reads"]), 2000.0);
+    assert_eq!(f(&fresh["device"]["nand"]["read_ops"]), 0.0);
+    // Only the 2 MiB area (512 units) holds data: the drive's mapped share says so.
+    let share = f(&written["device"]["slc"]["mapped_share"]);
+    let host_units = f(&written["device"]["capacity_bytes"]) / 4096.0;
+    assert!((share * host_units - 512.0).abs() < 0.5, "{share}");
+}
+
+/// `full-slc-exhausted`: every LBA written and no SLC room: sequential writes go
+/// straight to native blocks.
+#[test]
+fn full_slc_exhausted_leaves_no_slc_room() {
+    let d = slc_dev(&[]);
+    let wl = r#"{"rw":"write","bs":"128k","iodepth":4,"number_ios":40}"#;
+    let r = simulate(&d, wl, DriveState::FullSlcExhausted, 1, true);
+    let s = &r["device"]["slc"];
+    assert_eq!(f(&s["host_units_to_slc"]), 0.0, "{s}");
+    assert!((f(&s["mapped_share"]) - 1.0).abs() < 1e-9);
+    assert_eq!(r["prep"]["method"], "sequential-fill+slc-fill");
+    assert_eq!(f(&r["device"]["oracle"]["mismatches"]), 0.0);
+}

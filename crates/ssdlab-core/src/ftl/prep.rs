@@ -23,6 +23,12 @@
 //! - `aging`: steady state, then the SLC area filled by random overwrites (a drive
 //!   preconditioned by sustained random writes has no idle time to fold).
 //!
+//! - `normal-written`: nothing written but the workload's read area, written once
+//!   sequentially (a variant of `normal` whose reads find data).
+//! - `full-slc-exhausted`: every logical unit written sequentially and the SLC area
+//!   full of the first ones (a sequential fill longer than the SLC area, with no
+//!   idle time to fold): for sequential tests on a full drive.
+//!
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
 use super::{prefetch, BlockState, Ftl};
@@ -46,9 +52,14 @@ pub enum DriveState {
     Normal,
     Sustain,
     Aging,
+    #[serde(rename = "normal-written")]
+    NormalWritten,
+    #[serde(rename = "full-slc-exhausted")]
+    FullSlcExhausted,
 }
 
-pub const STATES_ALLOWED: &str = "fresh, full, steady, normal, sustain, aging";
+pub const STATES_ALLOWED: &str =
+    "fresh, full, steady, normal, normal-written, sustain, aging, full-slc-exhausted";
 
 impl DriveState {
     pub fn parse(s: &str) -> Result<Self, String> {
@@ -59,6 +70,8 @@ impl DriveState {
             "normal" => Ok(DriveState::Normal),
             "sustain" => Ok(DriveState::Sustain),
             "aging" => Ok(DriveState::Aging),
+            "normal-written" => Ok(DriveState::NormalWritten),
+            "full-slc-exhausted" => Ok(DriveState::FullSlcExhausted),
             _ => Err(format!(
                 "state: '{s}' is not a drive state (allowed: {STATES_ALLOWED})"
             )),
@@ -188,6 +201,18 @@ fn age_randomly(ftl: &mut Ftl, rng: &mut Rng) -> (u64, f64) {
 
 /// Prepare `ftl` (fresh from `Ftl::new`) in the given state.
 pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) -> PrepInfo {
+    prepare_with_area(ftl, dev, state, seed, 0..ftl.host_units)
+}
+
+/// Prepare `ftl` in the given state; `area` (logical units) is the workload's read
+/// area, written by `normal-written`.
+pub fn prepare_with_area(
+    ftl: &mut Ftl,
+    dev: &DeviceConfig,
+    state: DriveState,
+    seed: u64,
+    area: std::ops::Range<u64>,
+) -> PrepInfo {
     let mut info = PrepInfo {
         state,
         method: "none",
@@ -199,9 +224,21 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
     ftl.slc_active = false;
     match state {
         DriveState::Fresh | DriveState::Normal | DriveState::Sustain => {}
-        DriveState::Full => {
+        DriveState::Full | DriveState::FullSlcExhausted => {
             fill_sequential(ftl);
             info.method = "sequential-fill";
+        }
+        DriveState::NormalWritten => {
+            let end = area.end.min(ftl.host_units);
+            if area.start == 0 && end == ftl.host_units {
+                fill_sequential(ftl);
+            } else {
+                for lpn in area.start..end {
+                    ftl.write_functional(lpn as u32);
+                }
+                ftl.seal_open_stripes();
+            }
+            info.method = "area-fill";
         }
         DriveState::Steady | DriveState::Aging => {
             let mut rng = Rng::derive(seed, 0x5EAD);
@@ -221,12 +258,17 @@ pub fn prepare(ftl: &mut Ftl, dev: &DeviceConfig, state: DriveState, seed: u64) 
     }
     ftl.recount_mapped();
     ftl.slc_active = slc;
-    if slc && matches!(state, DriveState::Sustain | DriveState::Aging) {
+    if slc
+        && matches!(
+            state,
+            DriveState::Sustain | DriveState::Aging | DriveState::FullSlcExhausted
+        )
+    {
         fill_slc(ftl, state == DriveState::Aging, seed);
-        info.method = if state == DriveState::Aging {
-            "proxy-or-direct+slc-fill"
-        } else {
-            "slc-fill"
+        info.method = match state {
+            DriveState::Aging => "proxy-or-direct+slc-fill",
+            DriveState::FullSlcExhausted => "sequential-fill+slc-fill",
+            _ => "slc-fill",
         };
     }
     write_translation_pages(ftl);
@@ -247,6 +289,7 @@ fn write_translation_pages(ftl: &mut Ftl) {
     let entries = (ftl.geo.unit_bytes / crate::config::memory::MAP_ENTRY_BYTES).max(1);
     let slc = ftl.slc_active;
     ftl.slc_active = false;
+    let free_before: Vec<u32> = (0..ftl.geo.dies).map(|d| ftl.free_blocks(d)).collect();
     let mut pages = Vec::new();
     for lpn in host..user {
         let first = (lpn - host) * entries;
@@ -276,6 +319,11 @@ fn write_translation_pages(ftl: &mut Ftl) {
         if pages.is_empty() || ftl.dies.iter().all(|d| d.map_blocks >= budget) {
             break;
         }
+    }
+    // The pool's blocks came out of the free lists: collect until every die has as
+    // many free blocks as the state it was prepared in left it (GC would have).
+    for (die, &want) in free_before.iter().enumerate() {
+        while ftl.free_blocks(die as u32) < want && ftl.gc_functional(die as u32) {}
     }
     ftl.seal_open_stripes();
     ftl.slc_active = slc;

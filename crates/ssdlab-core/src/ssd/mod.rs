@@ -21,7 +21,7 @@ mod tests;
 
 use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
-use crate::ftl::prep::{prepare, DriveState, PrepInfo};
+use crate::ftl::prep::{prepare_with_area, DriveState, PrepInfo};
 use crate::ftl::Ftl;
 use crate::host::{Nvme, Pcie, DOORBELL_BYTES};
 use crate::nand::{Channel, Die, Geometry, Timing};
@@ -188,8 +188,17 @@ impl Ssd {
         let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
         let mut ftl = Ftl::new(&cfg, opts.verify);
-        let prep = prepare(&mut ftl, &cfg, opts.state, opts.seed);
         let capacity = cfg.capacity_bytes();
+        // The jobs' LBA area (what `normal-written` writes first), in mapping units.
+        let unit = geo.unit_bytes;
+        let lo = job_cfgs.iter().map(|w| w.offset.bytes()).min().unwrap_or(0);
+        let hi = job_cfgs
+            .iter()
+            .map(|w| w.offset.bytes() + w.span(capacity))
+            .max()
+            .unwrap_or(capacity);
+        let area = lo / unit..hi.min(capacity).div_ceil(unit);
+        let prep = prepare_with_area(&mut ftl, &cfg, opts.state, opts.seed, area);
         let map = map::MapState::new(&cfg, ftl.host_units);
         let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
