@@ -121,6 +121,7 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
     nd, ns = len(m.densities), len(m.states)
     fig, axes = plt.subplots(nd, ns, figsize=(4.6 * ns, 3.6 * nd), squeeze=False)
     x = list(range(len(m.queues)))
+    legend = {}
     w = 0.38
     for r, density in enumerate(m.densities):
         for c, state in enumerate(m.states):
@@ -152,10 +153,10 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
                 )
             ax2.set_ylabel("% diff (DRAM over HMB)")
             s.pct_axis(ax2)
-            if r == 0 and c == 0:
-                h1, l1 = ax.get_legend_handles_labels()
-                h2, l2 = ax2.get_legend_handles_labels()
-                fig.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower center", ncol=len(l1 + l2))
+            for a in (ax, ax2):
+                for h, label in zip(*a.get_legend_handles_labels()):
+                    legend.setdefault(label, h)
     fig.suptitle(f"{wl}: HMB vs DRAM by number of queues (seed 000)")
+    fig.legend(legend.values(), legend.keys(), fontsize=8, loc="lower center", ncol=len(legend))
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
