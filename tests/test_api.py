@@ -193,3 +193,26 @@ def test_queues_keyword_sets_the_workload_option(small_workload):
     one = ssdlab.run("tiny-test", wl, queues=1, set=slow)["read"]["iops"]
     two = ssdlab.run("tiny-test", wl, queues=2, set=slow)["read"]["iops"]
     assert one < 52_000 < 60_000 < two
+
+
+def test_reuse_prep_gives_the_same_report():
+    import ssdlab
+
+    wl = {"rw": "randwrite", "bs": "4KiB", "iodepth": 8, "number_ios": 3000}
+    fresh = ssdlab.run("tiny-test", wl, state="steady", seed=4).to_dict()
+    try:
+        first = ssdlab.run("tiny-test", wl, state="steady", seed=4, reuse_prep=True).to_dict()
+        again = ssdlab.run("tiny-test", wl, state="steady", seed=4, reuse_prep=True).to_dict()
+        other = ssdlab.run("tiny-test", wl, state="steady", seed=5, reuse_prep=True).to_dict()
+    finally:
+        ssdlab.clear_prepared()
+    timing = {"wall_time_s", "prep_wall_time_s", "sim_wall_time_s"}
+
+    def same(a, b):
+        return {k: v for k, v in a.items() if k not in timing} == {
+            k: v for k, v in b.items() if k not in timing
+        }
+
+    assert same(fresh, first) and same(fresh, again)
+    # Another seed is another prepared drive, not the cached one.
+    assert not same(fresh, other)

@@ -11,6 +11,7 @@ from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
     SimulationError,
+    clear_prepared,
     preset_toml,
     presets,
     run,
@@ -28,6 +29,7 @@ __all__ = [
     "SimulationError",
     "WORKLOADS",
     "__version__",
+    "clear_prepared",
     "named_workload",
     "preset_toml",
     "presets",

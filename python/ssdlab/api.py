@@ -134,6 +134,7 @@ def run(
     queues: int | None = None,
     verify: bool = False,
     progress: bool = False,
+    reuse_prep: bool = False,
 ) -> Report:
     """Simulate ``workload`` (fio option names) on ``device`` and return a :class:`Report`.
 
@@ -148,6 +149,9 @@ def run(
     ``queues`` sets the workload's ``queues`` option (NVMe I/O queues the host creates; of
     every job for a multi-job workload), e.g. ``queues=4`` with ``queue_policy`` round-robin
     in the workload for seed 000's N-queue driver.
+    ``reuse_prep=True`` keeps the prepared drive (one per process) and reuses it for
+    the next run with the same device, state, seed and area: the same report, without
+    preparing an aged drive again (for sweeps; :func:`clear_prepared` frees it).
     The GIL is released while the simulation runs.
     """
     kind, text, origin = _device_args(device)
@@ -178,6 +182,7 @@ def run(
         seed,
         verify,
         progress,
+        reuse_prep,
     )
     report = Report.from_json(out)
     if report.to_dict().get("stalled"):
@@ -198,6 +203,11 @@ def _with_queues(workload: WorkloadLike, queues: Any) -> dict:
     if "jobs" in workload:
         return {**workload, "jobs": [{**j, "queues": queues} for j in workload["jobs"]]}
     return {**workload, "queues": queues}
+
+
+def clear_prepared() -> None:
+    """Free the prepared drive kept by ``run(..., reuse_prep=True)``."""
+    _core.clear_prepared()
 
 
 def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -> list[Report]:

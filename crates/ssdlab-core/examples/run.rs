@@ -15,6 +15,7 @@ fn main() {
         &state,
         1,
         false,
+        false,
         &mut |_| true,
     );
     match r {

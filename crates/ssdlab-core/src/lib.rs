@@ -19,7 +19,7 @@ pub mod workload;
 
 pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};
 pub use ftl::prep::DriveState;
-pub use ssd::{Report, RunOptions, Session, Ssd};
+pub use ssd::{clear_prepared, Report, RunOptions, Session, Ssd};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -41,8 +41,21 @@ pub fn run_jobs(
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Report {
+    run_jobs_reusing(device, jobs, opts, false, progress)
+}
+
+/// As `run_jobs`; `reuse_prep` takes the prepared drive from the process's cache of
+/// one prepared drive when device, state, seed and area match (same report, less
+/// wall time: for sweeps over workloads on one prepared drive).
+pub fn run_jobs_reusing(
+    device: DeviceConfig,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    reuse_prep: bool,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Report {
     let t0 = std::time::Instant::now();
-    let mut ssd = Ssd::with_jobs(device, jobs, opts);
+    let mut ssd = Ssd::with_jobs_reusing(device, jobs, opts, reuse_prep);
     let t1 = std::time::Instant::now();
     ssd.run(progress);
     let sim_wall = t1.elapsed().as_secs_f64();
@@ -62,6 +75,7 @@ pub fn run_from_specs(
     state: &str,
     seed: u64,
     verify: bool,
+    reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let dev = config::load_device(device, device_overrides)?;
@@ -70,7 +84,7 @@ pub fn run_from_specs(
         source: String::new(),
         message: m,
     })?;
-    Ok(run_jobs(
+    Ok(run_jobs_reusing(
         dev,
         jobs,
         RunOptions {
@@ -78,6 +92,7 @@ pub fn run_from_specs(
             seed,
             verify,
         },
+        reuse_prep,
         progress,
     ))
 }

@@ -69,7 +69,7 @@ impl Progress {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -83,6 +83,7 @@ fn run(
     seed: u64,
     verify: bool,
     progress: bool,
+    reuse_prep: bool,
 ) -> PyResult<String> {
     let spec = spec(device_kind, device_text, device_origin)?;
     let result = py.allow_threads(move || {
@@ -99,12 +100,19 @@ fn run(
             &state,
             seed,
             verify,
+            reuse_prep,
             &mut |f| bar.update(f),
         );
         bar.finish();
         r.map(|r| r.to_json_string())
     });
     result.map_err(cfg_err)
+}
+
+/// Drop the process's cached prepared drive (see `run(..., reuse_prep=True)`).
+#[pyfunction]
+fn clear_prepared() {
+    ssdlab_core::clear_prepared();
 }
 
 /// Resolve and validate a device; returns the resolved config as JSON text.
@@ -278,6 +286,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ssdlab_core::VERSION)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_prepared, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

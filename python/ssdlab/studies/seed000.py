@@ -27,7 +27,12 @@ from ssdlab.workloads import WORKLOADS as NAMED
 # ssdlab state that prepares it, so a read test can later run on a drive whose read area was
 # written first (a state the core does not have yet) without changing the study.
 STATES: tuple[str, ...] = seed.STATES
-STATE_FOR: dict[tuple[str, str], str] = {}
+# The sequential tests' "Aging" (a full drive) is the full sequential fill with the SLC
+# area exhausted; the random tests' is random steady state (docs/seed000.md).
+STATE_FOR: dict[tuple[str, str], str] = {
+    ("aging", "seq-write-128k-t1-qd32"): "full-slc-exhausted",
+    ("aging", "seq-read-128k-t1-qd32"): "full-slc-exhausted",
+}
 WORKLOADS: tuple[str, ...] = seed.WORKLOADS
 DENSITIES: tuple[str, ...] = seed.DENSITIES
 QUEUES: tuple[str, ...] = seed.QUEUES
@@ -272,7 +277,11 @@ def qlabel(q: str) -> str:
 def run_points(runs: list[dict]) -> list:
     """Run the points in the given order (see the callers: every point of one (device,
     density, state) is consecutive, so prepared drives can be reused)."""
-    return api.run_many(runs)
+    runs = [dict(r, reuse_prep=True) for r in runs]
+    try:
+        return api.run_many(runs)
+    finally:
+        api.clear_prepared()
 
 
 class Timer:

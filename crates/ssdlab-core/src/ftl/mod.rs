@@ -155,6 +155,7 @@ pub struct Verify {
     pub mismatches: u64,
 }
 
+#[derive(Clone)]
 pub struct Ftl {
     pub geo: Geometry,
     pub l2p: Vec<u32>,

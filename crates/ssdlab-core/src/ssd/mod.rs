@@ -13,6 +13,7 @@ mod data_tiers;
 mod flash;
 mod io;
 mod map;
+mod prep_cache;
 mod report;
 mod sched;
 mod session;
@@ -21,7 +22,7 @@ mod tests;
 
 use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
-use crate::ftl::prep::{prepare_with_area, DriveState, PrepInfo};
+use crate::ftl::prep::{DriveState, PrepInfo};
 use crate::ftl::Ftl;
 use crate::host::{Nvme, Pcie, DOORBELL_BYTES};
 use crate::nand::{Channel, Die, Geometry, Timing};
@@ -30,6 +31,7 @@ use crate::stats::JobStats;
 use crate::trace::replay::{ReplayMode, TraceSource};
 use crate::workload::{Io, JobGen, OpKind};
 
+pub use prep_cache::clear as clear_prepared;
 pub use report::Report;
 pub use session::Session;
 
@@ -184,10 +186,20 @@ impl Ssd {
 
     /// Build the device with several job sections (each with its own numjobs copies).
     pub fn with_jobs(cfg: DeviceConfig, job_cfgs: Vec<WorkloadConfig>, opts: RunOptions) -> Self {
+        Self::with_jobs_reusing(cfg, job_cfgs, opts, false)
+    }
+
+    /// As `with_jobs`; `reuse_prep`: take the prepared drive from the process's cache
+    /// of one prepared drive when it matches (see `prep_cache`).
+    pub fn with_jobs_reusing(
+        cfg: DeviceConfig,
+        job_cfgs: Vec<WorkloadConfig>,
+        opts: RunOptions,
+        reuse_prep: bool,
+    ) -> Self {
         assert!(!job_cfgs.is_empty(), "at least one job");
         let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
-        let mut ftl = Ftl::new(&cfg, opts.verify);
         let capacity = cfg.capacity_bytes();
         // The jobs' LBA area (what `normal-written` writes first), in mapping units.
         let unit = geo.unit_bytes;
@@ -198,7 +210,8 @@ impl Ssd {
             .max()
             .unwrap_or(capacity);
         let area = lo / unit..hi.min(capacity).div_ceil(unit);
-        let prep = prepare_with_area(&mut ftl, &cfg, opts.state, opts.seed, area);
+        let (ftl, prep) =
+            prep_cache::prepared(&cfg, opts.state, opts.seed, area, opts.verify, reuse_prep);
         let map = map::MapState::new(&cfg, ftl.host_units);
         let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
