@@ -158,8 +158,8 @@ pub struct Verify {
 #[derive(Clone)]
 pub struct Ftl {
     pub geo: Geometry,
-    pub l2p: Vec<u32>,
-    pub p2l: Vec<u32>,
+    pub l2p: BigVec,
+    pub p2l: BigVec,
     pub blocks: Vec<BlockInfo>,
     /// Pages (stripes) of each block whose program has completed; reads of later
     /// pages come from the buffer. Kept apart from `blocks` so that the array every
@@ -233,8 +233,8 @@ impl Ftl {
             mismatches: 0,
         });
         Ftl {
-            l2p: big_vec(user_units as usize, UNMAPPED),
-            p2l: big_vec(total, UNMAPPED),
+            l2p: BigVec(big_vec(user_units as usize, UNMAPPED)),
+            p2l: BigVec(big_vec(total, UNMAPPED)),
             programmed: vec![0; blocks.len()],
             blocks,
             dies,
@@ -665,7 +665,14 @@ impl Ftl {
 /// OS allows it: the maps are accessed at random, and 4 KiB pages would make nearly
 /// every access a TLB miss.
 pub fn big_vec(n: usize, value: u32) -> Vec<u32> {
-    let mut v: Vec<u32> = Vec::with_capacity(n);
+    let mut v = huge_capacity(n);
+    v.resize(n, value);
+    v
+}
+
+/// An empty `Vec<u32>` with room for `n`, its pages marked for huge-page backing.
+fn huge_capacity(n: usize) -> Vec<u32> {
+    let v: Vec<u32> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -684,8 +691,34 @@ pub fn big_vec(n: usize, value: u32) -> Vec<u32> {
             }
         }
     }
-    v.resize(n, value);
     v
+}
+
+/// A map array (`l2p`, `p2l`) in huge-page-backed memory; a clone keeps the huge
+/// pages (a plain `Vec` clone would fault its copy in 4 KiB page by 4 KiB page,
+/// which dominated the time of reusing a prepared TB-class drive).
+#[derive(Debug, PartialEq, Eq)]
+pub struct BigVec(pub Vec<u32>);
+
+impl Clone for BigVec {
+    fn clone(&self) -> Self {
+        let mut v = huge_capacity(self.0.len());
+        v.extend_from_slice(&self.0);
+        BigVec(v)
+    }
+}
+
+impl std::ops::Deref for BigVec {
+    type Target = Vec<u32>;
+    fn deref(&self) -> &Vec<u32> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for BigVec {
+    fn deref_mut(&mut self) -> &mut Vec<u32> {
+        &mut self.0
+    }
 }
 
 /// Hint the CPU to start loading `array[index]`: the maps are far larger than the
