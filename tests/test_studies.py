@@ -256,3 +256,16 @@ def test_seed000_data_is_consistent():
         assert b.study in ("hmb-vs-dram", "hmb-size", "both") and b.text and b.figure
         assert set(b.workloads) <= set(d.WORKLOADS) and set(b.states) <= set(d.STATES)
         assert set(b.densities) <= set(d.DENSITIES)
+
+
+def test_seed000_span_limits_every_test_and_is_checked(tmp_path, tiny_pair, capsys):
+    dram, hmb = tiny_pair
+    argv = ["study", "hmb-vs-dram", "--quick", "--devices", f"{dram},{hmb}"]
+    argv += ["--workloads", "rand-read-4k-t1-qd32", "--states", "normal", "--queues", "1"]
+    assert main([*argv, "--span", "1GiB", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdlab: error: --span: ") and "1GiB" in err
+    out = tmp_path / "ok"
+    assert main([*argv, "--span", "4MiB", "--number_ios", "200", "--out", str(out)]) == 0
+    assert "LBA span: the first 4MiB of the drive." in capsys.readouterr().out
+    assert len(_rows(out / "results.csv")) == 3

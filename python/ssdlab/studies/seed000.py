@@ -68,6 +68,8 @@ class Matrix:
     quick: bool = False
     number_ios: int | None = None
     seed: int = 1
+    # LBA span of every test (fio's size); None: the whole drive.
+    span: str | None = None
 
     def ios(self, workload: str) -> int:
         if self.number_ios:
@@ -88,9 +90,14 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--states", help=f"comma-separated: {', '.join(STATES)} (default all)")
     p.add_argument("--queues", help=f"comma-separated: {', '.join(QUEUES)} or any count")
     p.add_argument("--workloads", help=f"comma-separated: {', '.join(WORKLOADS)}")
+    p.add_argument(
+        "--span",
+        help="LBA span of every test, e.g. 16GiB (default: the whole drive; the seed does not "
+        "say how much of the drive its IOMeter tests covered)",
+    )
 
 
-MATRIX_FLAGS = ("devices", "density", "states", "queues", "workloads")
+MATRIX_FLAGS = ("devices", "density", "states", "queues", "workloads", "span")
 
 
 def _split(flag: str, text: str) -> list[str]:
@@ -152,9 +159,17 @@ def matrix_from_args(
         quick=quick,
         number_ios=args.number_ios,
         seed=args.seed,
+        span=getattr(args, "span", None),
     )
     if m.number_ios is not None and m.number_ios <= 0:
         raise UsageError(f"--number_ios: {m.number_ios} must be a positive count")
+    if m.span is not None:
+        for device in m.devices:
+            cap = int(api.validate(device)["capacity_bytes"])
+            try:
+                api.validate_workload({"size": m.span}, cap)
+            except api.ConfigError as e:
+                raise UsageError(f"--span: '{m.span}' on {device}: {e}") from None
     return m
 
 
@@ -208,6 +223,8 @@ def point_run(device: str, state: str, workload: str, n_queues: int, m: Matrix, 
     """run_many() arguments of one point."""
     wl = dict(NAMED[workload], number_ios=m.ios(workload))
     wl["queue_policy"] = "round-robin"
+    if m.span is not None:
+        wl["size"] = m.span
     return {
         "device": device,
         "workload": wl,
@@ -222,7 +239,8 @@ def ios_line(m: Matrix) -> str:
     """Which run lengths the study used."""
     per = ", ".join(f"{wl} {m.ios(wl):,}" for wl in m.workloads)
     how = f" (quick: 1/{QUICK_DIVISOR} of the full run)" if m.quick and not m.number_ios else ""
-    return f"I/Os per job{how}: {per}."
+    span = f"the first {m.span} of the drive" if m.span else "the whole drive"
+    return f"I/Os per job{how}: {per}. LBA span: {span}."
 
 
 def is_seq(workload: str) -> bool:
