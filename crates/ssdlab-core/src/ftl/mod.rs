@@ -702,9 +702,50 @@ pub struct BigVec(pub Vec<u32>);
 
 impl Clone for BigVec {
     fn clone(&self) -> Self {
-        let mut v = huge_capacity(self.0.len());
+        let mut v = recycled(self.0.len()).unwrap_or_else(|| huge_capacity(self.0.len()));
         v.extend_from_slice(&self.0);
         BigVec(v)
+    }
+}
+
+/// Map arrays of finished runs kept for the next clone of a prepared drive, so that a
+/// sweep copies into memory that is already mapped instead of faulting in (and later
+/// unmapping) gigabytes per point. Only while recycling is on (a prepared drive is
+/// cached: `ssd::prep_cache`), only large arrays, at most `POOL_MAX` of them.
+static POOL: std::sync::Mutex<Vec<Vec<u32>>> = std::sync::Mutex::new(Vec::new());
+static RECYCLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+const POOL_MAX: usize = 4;
+const POOL_MIN_LEN: usize = 1 << 24;
+
+/// Turn the recycling of map arrays on or off (off also frees the pool).
+pub fn recycle_map_arrays(on: bool) {
+    RECYCLE.store(on, std::sync::atomic::Ordering::Relaxed);
+    if !on {
+        POOL.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+/// An empty recycled array with room for `len`, if the pool has one.
+fn recycled(len: usize) -> Option<Vec<u32>> {
+    if len < POOL_MIN_LEN || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let i = pool.iter().position(|v| v.capacity() >= len)?;
+    let mut v = pool.swap_remove(i);
+    v.clear();
+    Some(v)
+}
+
+impl Drop for BigVec {
+    fn drop(&mut self) {
+        if self.0.capacity() < POOL_MIN_LEN || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < POOL_MAX {
+            pool.push(std::mem::take(&mut self.0));
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! drive with the read oracle. This is the one piece of process-wide state in the
 //! core: a run's result does not depend on it (a cached drive is the same value
 //! `prepare` would build again: preparation is a pure function of its key), only
-//! its wall time does.
+//! its wall time does. While a drive is cached, the map arrays of finished runs are
+//! recycled for the next clone (`ftl::recycle_map_arrays`); `clear` frees both.
 
 use crate::config::DeviceConfig;
 use crate::ftl::prep::{prepare_with_area, DriveState, PrepInfo};
@@ -47,6 +48,7 @@ pub(crate) fn prepared(
         }
     }
     *guard = None; // free the previous drive before building the next
+    crate::ftl::recycle_map_arrays(true);
     let v: Prepared = Arc::new(build());
     *guard = Some((key, v.clone()));
     drop(guard);
@@ -56,4 +58,5 @@ pub(crate) fn prepared(
 /// Drop the cached drive (frees its memory).
 pub fn clear() {
     *CACHE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    crate::ftl::recycle_map_arrays(false);
 }
