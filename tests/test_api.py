@@ -148,6 +148,7 @@ def test_hmb_read_cache_and_write_buffer_follow_the_grant():
         "granted_bytes": 64 * mib,
         "write_buffer_bytes": 4 * mib,
         "read_cache_bytes": 16 * mib,
+        "journal_bytes": 0,
         "map_bytes": 44 * mib,
     }
     assert dev["read_cache"]["hits"] == 32 and dev["read_cache"]["tier"] == "hmb"

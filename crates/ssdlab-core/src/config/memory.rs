@@ -76,8 +76,22 @@ pub struct HmbLayout {
     pub granted_bytes: u64,
     pub write_buffer_bytes: u64,
     pub read_cache_bytes: u64,
+    /// The map update journal, when `map.journal_tier` is hmb and it fits.
+    pub journal_bytes: u64,
     /// What is left for the map cache.
     pub map_bytes: u64,
+}
+
+/// Where the map update journal lives.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum JournalTier {
+    /// Controller SRAM (free to append to and read).
+    #[default]
+    Sram,
+    /// The Host Memory Buffer: each logged entry is a posted write up the link, a
+    /// flush reads its segment's entries back; room comes out of the grant.
+    Hmb,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -143,6 +157,11 @@ pub struct MapConfig {
     /// journal is three quarters full; host writes wait while it is full.
     #[serde(default = "default_journal_entries")]
     pub journal_entries: u32,
+    /// Where the journal lives: sram (default) or hmb (taken from the HMB grant before
+    /// the map cache; without a grant large enough it falls back to SRAM with at most
+    /// the default 32 Ki entries).
+    #[serde(default)]
+    pub journal_tier: JournalTier,
     /// Spare of the translation-block pool, as a share of the map's size: each die
     /// keeps up to (1 + spare) x its share of the map in translation blocks before
     /// GC collects from that pool. Default 1.0 (the pool may hold twice the map):
@@ -169,6 +188,7 @@ impl Default for MapConfig {
             policy: default_policy(),
             sram_cache: Size(0),
             journal_entries: default_journal_entries(),
+            journal_tier: JournalTier::Sram,
             translation_spare: default_translation_spare(),
         }
     }
@@ -394,8 +414,13 @@ fn default_policy() -> ReplacementPolicy {
 /// 32 Ki entries x 8 B = 256 KiB of SRAM: an assumption (an eighth of the 2 MiB SRAM
 /// of the DRAM-less presets); controller vendors do not publish their journal sizes.
 fn default_journal_entries() -> u32 {
-    32 * 1024
+    DEFAULT_JOURNAL_ENTRIES
 }
+
+/// The SRAM journal's default size (and its size when an HMB journal falls back).
+pub const DEFAULT_JOURNAL_ENTRIES: u32 = 32 * 1024;
+/// Bytes per journal entry (logical unit and new physical unit).
+pub const JOURNAL_ENTRY_BYTES: u64 = 8;
 fn default_translation_spare() -> f64 {
     1.0
 }

@@ -7,7 +7,10 @@
 //! Simplifies: SRAM/DRAM sizes are checked per structure, not summed.
 
 use super::device::DeviceConfig;
-use super::memory::{CacheSize, DataTier, HmbLayout, MapPlacement, MapTier, MAP_ENTRY_BYTES};
+use super::memory::{
+    CacheSize, DataTier, HmbLayout, JournalTier, MapPlacement, MapTier, JOURNAL_ENTRY_BYTES,
+    MAP_ENTRY_BYTES,
+};
 use super::units::Size;
 
 impl DeviceConfig {
@@ -35,11 +38,33 @@ impl DeviceConfig {
             self.controller.write_buffer.bytes(),
         );
         let read_cache_bytes = take(self.read_cache.tier, self.read_cache.size.bytes());
+        let journal_bytes = if self.map.journal_tier == JournalTier::Hmb {
+            take(
+                DataTier::Hmb,
+                self.map.journal_entries as u64 * JOURNAL_ENTRY_BYTES,
+            )
+        } else {
+            0
+        };
         HmbLayout {
             granted_bytes: granted,
             write_buffer_bytes,
             read_cache_bytes,
+            journal_bytes,
             map_bytes: left,
+        }
+    }
+
+    /// Where the map update journal ends up and how many entries it holds.
+    pub fn journal_placement(&self) -> (JournalTier, u64) {
+        let want = self.map.journal_entries as u64;
+        match self.map.journal_tier {
+            JournalTier::Hmb if self.hmb_layout().journal_bytes > 0 => (JournalTier::Hmb, want),
+            JournalTier::Hmb => (
+                JournalTier::Sram,
+                want.min(super::memory::DEFAULT_JOURNAL_ENTRIES as u64),
+            ),
+            JournalTier::Sram => (JournalTier::Sram, want),
         }
     }
 
@@ -150,6 +175,12 @@ impl DeviceConfig {
                 )),
                 _ => {}
             }
+        }
+        if m.journal_tier == JournalTier::Hmb && self.hmb.hmpre.bytes() == 0 {
+            errs.push(
+                "map.journal_tier: \"hmb\" needs a device that asks for an HMB (hmb.hmpre > 0)"
+                    .into(),
+            );
         }
         if !(1..=1 << 24).contains(&m.journal_entries) {
             errs.push(format!(

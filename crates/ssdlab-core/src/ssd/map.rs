@@ -95,6 +95,8 @@ impl Loads {
 /// counted per segment, with the segments in the order of their oldest entry.
 struct Journal {
     capacity: u64,
+    /// In the HMB (appends are posted writes, a flush reads its entries back).
+    in_hmb: bool,
     /// Entries logged per segment (0: none).
     pending: Vec<u32>,
     /// Segments with logged entries, oldest first (a segment whose entries were
@@ -173,7 +175,8 @@ impl MapState {
             loading: vec![NONE; place.segments as usize],
             loads: Loads::default(),
             journal: Journal {
-                capacity: cfg.map.journal_entries as u64,
+                capacity: cfg.journal_placement().1,
+                in_hmb: cfg.journal_placement().0 == crate::config::memory::JournalTier::Hmb,
                 pending: vec![0; place.segments as usize],
                 order: VecDeque::new(),
                 entries: 0,
@@ -242,6 +245,7 @@ impl MapState {
             "dirty_writebacks": c.writebacks,
             "write_updates": c.write_updates,
             "journal": {
+                "tier": if self.journal.in_hmb { "hmb" } else { "sram" },
                 "capacity_entries": self.journal.capacity,
                 "entries_logged": c.journal_entries,
                 "entries_absorbed_by_loads": c.journal_absorbed,
@@ -435,7 +439,9 @@ impl Ssd {
                 m.journal.entries -= logged;
                 m.c.journal_absorbed += logged;
                 dirty = true;
+                self.read_logged_entries(logged);
             }
+            let m = self.map();
             let evicted = m.main.insert(seg, dirty);
             if let Some(l1) = &mut m.l1 {
                 if !l1.contains(seg) {
@@ -508,6 +514,14 @@ impl Ssd {
                 m.loads.get_mut(loading).dirty = true;
                 continue;
             }
+            if m.journal.in_hmb {
+                // The entries are logged in host memory: a posted write up the link.
+                let bytes = entries * crate::config::memory::JOURNAL_ENTRY_BYTES;
+                m.c.hmb_write_bytes += bytes;
+                let now = self.now();
+                self.pcie.send_up(now, bytes);
+            }
+            let m = self.map();
             let j = &mut m.journal;
             if j.pending[seg as usize] == 0 {
                 j.order.push_back(seg);
@@ -546,6 +560,8 @@ impl Ssd {
             m.journal.entries -= logged;
             m.c.flushes += 1;
             m.c.flush_entries += logged;
+            self.read_logged_entries(logged);
+            let m = self.map();
             if m.main.mark_dirty(seg) {
                 continue; // cached meanwhile: the cached copy takes the entries
             }
@@ -567,6 +583,22 @@ impl Ssd {
         if self.map.is_some() {
             self.wake_journal_waiters();
         }
+    }
+
+    /// A journal in the HMB: read `logged` entries back (request up, lines down). The
+    /// read overlaps the segment's load from NAND, so it only takes link time.
+    fn read_logged_entries(&mut self, logged: u64) {
+        let now = self.now();
+        let m = self.map();
+        if !m.journal.in_hmb || logged == 0 {
+            return;
+        }
+        let g = m.hmb_read_granularity;
+        let bytes = (logged * crate::config::memory::JOURNAL_ENTRY_BYTES).div_ceil(g) * g;
+        m.c.hmb_read_bytes += bytes;
+        let host_ns = m.host_dram_ns;
+        let at_host = self.pcie.send_up(now, 0);
+        self.pcie.send_down(at_host + host_ns, bytes);
     }
 
     /// A flushed segment is placed in its translation block: free the slot.
