@@ -134,6 +134,7 @@ pub struct Ftl {
     pub gc_threshold: u32,
     pub gc_target: u32,
     pub gc_policy: crate::config::GcPolicy,
+    pub gc_pacing: crate::config::GcPacing,
     /// Units allocated so far (host and GC): the clock of block ages.
     pub write_clock: u64,
     /// Host writes go to the SLC area while it has room (off during preparation).
@@ -197,6 +198,7 @@ impl Ftl {
             gc_threshold: d.ftl.gc_threshold_blocks,
             gc_target: d.ftl.gc_target_blocks,
             gc_policy: d.ftl.gc_policy,
+            gc_pacing: d.ftl.gc_pacing,
             write_clock: 0,
             slc_active: geo.native_blocks_per_die < geo.blocks_per_die,
             slc_dynamic: d.slc.mode == crate::config::memory::SlcMode::Dynamic,
