@@ -201,6 +201,18 @@ pub enum GcPolicy {
     CostBenefit,
 }
 
+/// How a die's garbage collection shares the die with host writes.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPacing {
+    /// Below the threshold GC copies about v / (U - v) units per host unit written
+    /// (v valid of U units in the victim); it takes the die outright only at
+    /// `gc_urgent_blocks`.
+    Paced,
+    /// At the threshold GC takes the die and collects until `gc_target_blocks`.
+    Burst,
+}
+
 /// Flash translation layer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -214,12 +226,20 @@ pub struct FtlConfig {
     /// Start garbage collection on a die when its free blocks fall to this many.
     #[serde(default = "default_gc_threshold")]
     pub gc_threshold_blocks: u32,
-    /// Stop collecting on a die once it has this many free blocks again.
+    /// Burst GC: stop collecting on a die once it has this many free blocks again.
     #[serde(default = "default_gc_target")]
     pub gc_target_blocks: u32,
     /// Victim selection.
     #[serde(default = "default_gc_policy")]
     pub gc_policy: GcPolicy,
+    /// paced (default): GC interleaved with host writes in proportion to what the victim
+    /// needs; burst: GC takes the die from the threshold until the target.
+    #[serde(default = "default_gc_pacing")]
+    pub gc_pacing: GcPacing,
+    /// paced: at or below this many free blocks a die's GC no longer waits for host
+    /// writes (it takes the die outright, as burst does).
+    #[serde(default = "default_gc_urgent")]
+    pub gc_urgent_blocks: u32,
     /// Background GC: while the host is idle, collect on dies with fewer free blocks
     /// than this (0 = off; foreground GC still runs at gc_threshold_blocks).
     #[serde(default)]
@@ -282,6 +302,12 @@ fn default_gc_target() -> u32 {
 }
 fn default_gc_policy() -> GcPolicy {
     GcPolicy::Greedy
+}
+fn default_gc_pacing() -> GcPacing {
+    GcPacing::Paced
+}
+fn default_gc_urgent() -> u32 {
+    2
 }
 
 /// Per-lane bandwidth after line encoding, bytes/s, by PCIe generation.
@@ -450,6 +476,16 @@ impl DeviceConfig {
             errs.push(format!(
                 "ftl.gc_threshold_blocks: {} is too small (at least 2: one block is kept for GC itself)",
                 f.gc_threshold_blocks
+            ));
+        }
+        if f.gc_pacing == GcPacing::Paced
+            && (f.gc_urgent_blocks == 0 || f.gc_urgent_blocks >= f.gc_threshold_blocks)
+        {
+            errs.push(format!(
+                "ftl.gc_urgent_blocks: {} is not allowed with ftl.gc_threshold_blocks = {} (allowed: 1 to {}; at 1 free block host writes stop, so GC must take the die by then)",
+                f.gc_urgent_blocks,
+                f.gc_threshold_blocks,
+                f.gc_threshold_blocks.saturating_sub(1).max(1)
             ));
         }
         if f.gc_target_blocks <= f.gc_threshold_blocks {

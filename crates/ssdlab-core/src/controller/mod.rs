@@ -9,17 +9,21 @@
 //! data has been programmed.
 //! Scheduling: per die, host reads first, then GC reads, then programs, then erases
 //! (erases overtake GC reads and programs when the die is at or below its GC
-//! threshold of free blocks); reads queued on
-//! different planes of a die are merged into one multi-plane read.
+//! threshold of free blocks); programs of relocated data go before host programs
+//! when GC is paced (the pace bounds them), else programs go in arrival order; reads
+//! queued on different planes of a die are merged into one multi-plane read.
+//! GC pacing: how a victim's reads are released (`gc_pacing`).
 //! Read cache: optional, in `read_cache` (set-associative LRU of mapping units).
 //! Policies (`[scheduler]`): read-first (above), FIFO across all kinds, or
 //! adaptive program delay (`adaptive`); program/erase suspend is driven from the
 //! device loop (`ssd::sched`).
 
 mod adaptive;
+mod gc_pacing;
 mod read_cache;
 
 pub use adaptive::{AdaptiveDelay, Decision};
+pub use gc_pacing::{GcPace, Release};
 pub use read_cache::{ReadCache, ReadCacheStats};
 
 use crate::config::DeviceConfig;
@@ -118,17 +122,31 @@ impl<T: Copy> Slab<T> {
 pub struct DieQueues {
     pub user_reads: VecDeque<u32>,
     pub gc_reads: VecDeque<u32>,
+    /// Programs of host (and map) data.
     pub programs: VecDeque<u32>,
+    /// Programs of data relocated by GC or folding.
+    pub gc_programs: VecDeque<u32>,
     pub erases: VecDeque<u32>,
-    /// GC reads of the current victim still to complete.
-    pub gc_reads_left: u32,
+    /// The victim being collected and how its reads are released.
+    pub gc: GcPace,
 }
 
 impl DieQueues {
+    /// The GC or the host program queue.
+    #[inline]
+    pub fn program_queue(&mut self, gc: bool) -> &mut VecDeque<u32> {
+        if gc {
+            &mut self.gc_programs
+        } else {
+            &mut self.programs
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.user_reads.is_empty()
             && self.gc_reads.is_empty()
             && self.programs.is_empty()
+            && self.gc_programs.is_empty()
             && self.erases.is_empty()
     }
 }
@@ -138,9 +156,19 @@ impl DieQueues {
 pub enum Pick {
     Read,
     GcRead,
+    /// The head of the host program queue.
     Program,
+    /// The head of the GC program queue.
+    GcProgram,
     Erase,
     Nothing,
+}
+
+/// Did transaction number `a` arrive before `b`? (Wrapping: in-flight work never
+/// spans 2^31 arrivals.)
+#[inline]
+fn earlier(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
 }
 
 impl DieQueues {
@@ -148,13 +176,20 @@ impl DieQueues {
     /// an erase overtakes GC reads and programs when the die is short of free blocks
     /// (`gc_urgent`: at or below the GC threshold). Host reads always go first, so a
     /// read translated before its block was collected is served before the erase.
-    pub fn pick(&self, gc_urgent: bool) -> Pick {
+    /// Programs: GC's first when `gc_first` (paced GC), else the earlier arrival
+    /// (`seq` gives a transaction's arrival number).
+    pub fn pick(&self, gc_urgent: bool, gc_first: bool, seq: impl Fn(u32) -> u32) -> Pick {
         if !self.user_reads.is_empty() {
             Pick::Read
         } else if !self.erases.is_empty() && gc_urgent {
             Pick::Erase
         } else if !self.gc_reads.is_empty() {
             Pick::GcRead
+        } else if let Some(&g) = self.gc_programs.front() {
+            match self.programs.front() {
+                Some(&h) if !gc_first && earlier(seq(h), seq(g)) => Pick::Program,
+                _ => Pick::GcProgram,
+            }
         } else if !self.programs.is_empty() {
             Pick::Program
         } else if !self.erases.is_empty() {
@@ -173,6 +208,7 @@ impl DieQueues {
             (self.user_reads.front(), Pick::Read),
             (self.gc_reads.front(), Pick::GcRead),
             (self.programs.front(), Pick::Program),
+            (self.gc_programs.front(), Pick::GcProgram),
             (self.erases.front(), Pick::Erase),
         ];
         let mut best = Pick::Nothing;
@@ -180,8 +216,7 @@ impl DieQueues {
         for (head, pick) in heads {
             if let Some(&t) = head {
                 let s = seq(t);
-                // Wrapping comparison: in-flight work never spans 2^31 arrivals.
-                if best == Pick::Nothing || (s.wrapping_sub(best_seq) as i32) < 0 {
+                if best == Pick::Nothing || earlier(s, best_seq) {
                     best = pick;
                     best_seq = s;
                 }
@@ -278,20 +313,27 @@ mod tests {
     #[test]
     fn reads_before_programs_before_erases_unless_out_of_blocks() {
         let mut q = DieQueues::default();
-        assert_eq!(q.pick(false), Pick::Nothing);
+        let seq = |t: u32| t; // arrival order = id here
+        assert_eq!(q.pick(false, false, seq), Pick::Nothing);
         q.erases.push_back(1);
         q.programs.push_back(2);
         q.user_reads.push_back(3);
         q.gc_reads.push_back(4);
-        assert_eq!(q.pick(false), Pick::Read);
-        assert_eq!(q.pick(true), Pick::Read);
+        assert_eq!(q.pick(false, false, seq), Pick::Read);
+        assert_eq!(q.pick(true, false, seq), Pick::Read);
         q.user_reads.clear();
-        assert_eq!(q.pick(true), Pick::Erase);
-        assert_eq!(q.pick(false), Pick::GcRead);
+        assert_eq!(q.pick(true, false, seq), Pick::Erase);
+        assert_eq!(q.pick(false, false, seq), Pick::GcRead);
         q.gc_reads.clear();
-        assert_eq!(q.pick(false), Pick::Program);
+        assert_eq!(q.pick(false, false, seq), Pick::Program);
+        // A GC program that arrived later: after the host program, unless GC is paced.
+        q.gc_programs.push_back(5);
+        assert_eq!(q.pick(false, false, seq), Pick::Program);
+        assert_eq!(q.pick(false, true, seq), Pick::GcProgram);
         q.programs.clear();
-        assert_eq!(q.pick(false), Pick::Erase);
+        assert_eq!(q.pick(false, false, seq), Pick::GcProgram);
+        q.gc_programs.clear();
+        assert_eq!(q.pick(false, false, seq), Pick::Erase);
     }
 
     #[test]

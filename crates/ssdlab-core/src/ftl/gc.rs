@@ -1,6 +1,7 @@
 //! Garbage collection: victim choice, relocation of valid units, block release;
 //! plus the functional (untimed) write path used by drive preparation and the
-//! FTL oracle tests.
+//! FTL oracle tests. When a die collects is decided here (threshold, and on to the
+//! target in burst mode); how fast, against host writes, in `controller::gc_pacing`.
 //!
 //! Greedy victim = the fully programmed block with the fewest valid units (optimal
 //! for uniform random writes). Cost-benefit victim = the block with the highest
@@ -10,7 +11,7 @@
 //! valid data back u, and older (colder) blocks are worth more.
 
 use super::{BlockState, Ftl, FullStripe, Stream, NO_BLOCK, UNMAPPED};
-use crate::config::GcPolicy;
+use crate::config::{GcPacing, GcPolicy};
 use crate::nand::Pun;
 
 impl Ftl {
@@ -20,9 +21,15 @@ impl Ftl {
         d.victim.is_none() && (d.free.len() as u32) <= self.gc_threshold
     }
 
-    /// Should collection on this die continue after a victim is erased?
+    /// Should collection on this die continue after a victim is erased? Burst: until
+    /// the target; paced: while at or below the threshold (a paced die keeps level,
+    /// so collecting on to the target would only leave it idle later).
     pub fn wants_more_gc(&self, die: u32) -> bool {
-        (self.dies[die as usize].free.len() as u32) < self.gc_target
+        let free = self.dies[die as usize].free.len() as u32;
+        match self.gc_pacing {
+            GcPacing::Burst => free < self.gc_target,
+            GcPacing::Paced => free <= self.gc_threshold,
+        }
     }
 
     /// Choose and claim a victim on `die`: the fully programmed block with the fewest
@@ -76,16 +83,21 @@ impl Ftl {
     }
 
     /// Should `die` fold an SLC block now (`idle`: the host is idle)? Only with a
-    /// full, programmed SLC block and native free blocks to spare for its data.
+    /// full, programmed SLC block and native free blocks to spare for its data: above
+    /// the GC threshold (paced GC keeps a die there), by one more block in burst mode.
     pub fn wants_fold(&self, die: u32, watermark: u32, idle: bool) -> bool {
         let d = &self.dies[die as usize];
         let Some(&b) = d.slc_full.front() else {
             return false;
         };
+        let spare = match self.gc_pacing {
+            GcPacing::Burst => self.gc_threshold + 1,
+            GcPacing::Paced => self.gc_threshold,
+        };
         d.victim.is_none()
             && (idle || (watermark > 0 && (d.slc_free.len() as u32) <= watermark))
             && self.programmed[b as usize] as u32 == self.geo.slc_pages_per_block
-            && d.free.len() as u32 > self.gc_threshold + 1
+            && d.free.len() as u32 > spare
     }
 
     /// Claim the die's oldest full SLC block for folding.
@@ -184,7 +196,9 @@ impl Ftl {
     }
 
     /// Write one unit with no timing: place it, program full stripes at once, and
-    /// collect garbage synchronously whenever a die runs low.
+    /// collect garbage synchronously whenever a die runs low (until `wants_more_gc`
+    /// says stop: just above the threshold when paced, the target in burst mode,
+    /// where timed runs leave a die too).
     pub fn write_functional(&mut self, lpn: u32) {
         loop {
             let die = self.host_cursor;

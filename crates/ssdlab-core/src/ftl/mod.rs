@@ -180,6 +180,7 @@ pub struct Ftl {
     /// pool rather than the user pool (the map's share per die, with its spare).
     pub map_budget_blocks: u32,
     pub gc_policy: crate::config::GcPolicy,
+    pub gc_pacing: crate::config::GcPacing,
     /// Units allocated so far (host and GC): the clock of block ages.
     pub write_clock: u64,
     /// Host writes go to the SLC area while it has room (off during preparation).
@@ -253,6 +254,7 @@ impl Ftl {
             },
             gc_target: d.ftl.gc_target_blocks,
             gc_policy: d.ftl.gc_policy,
+            gc_pacing: d.ftl.gc_pacing,
             write_clock: 0,
             slc_active: geo.native_blocks_per_die < geo.blocks_per_die,
             slc_dynamic: d.slc.mode == crate::config::memory::SlcMode::Dynamic,

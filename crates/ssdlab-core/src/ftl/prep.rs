@@ -379,10 +379,12 @@ pub fn steady_by_proxy(ftl: &mut Ftl, dev: &DeviceConfig, rng: &mut Rng) -> (u64
     fill_sequential(&mut proxy);
     let (w, waf) = age_randomly(&mut proxy, rng);
     let free_per_die = proxy.free_blocks(0) as usize;
+    // Full blocks only: the proxy's open frontiers are partly written, and each proxy
+    // block stands for many blocks of a real die, which would all become cheap victims.
     let mut sorted: Vec<u32> = proxy
         .blocks
         .iter()
-        .filter(|b| b.state != BlockState::Free)
+        .filter(|b| b.state == BlockState::Full)
         .map(|b| b.valid)
         .collect();
     sorted.sort_unstable();

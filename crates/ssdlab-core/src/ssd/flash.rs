@@ -3,7 +3,8 @@
 //! transactions are handed back to the host path, the FTL or GC.
 
 use super::Ssd;
-use crate::controller::{Pick, Txn, TxnKind};
+use crate::config::GcPacing;
+use crate::controller::{Pick, Release, Txn, TxnKind};
 use crate::ftl::FullStripe;
 use crate::nand::{DieStage, Geometry, Timing};
 use crate::sim::Event;
@@ -39,7 +40,7 @@ impl Ssd {
             seq: 0,
         });
         self.stamp(t);
-        self.dq[s.die as usize].programs.push_back(t);
+        self.dq[s.die as usize].program_queue(gc).push_back(t);
         if !gc {
             self.maybe_start_gc(s.die);
         }
@@ -65,13 +66,20 @@ impl Ssd {
         let pick = self.pick(die);
         let ch = self.geo.channel_of(die) as usize;
         match pick {
-            Pick::Nothing => {}
+            Pick::Nothing => {
+                // Nothing else to do: the victim may be read ahead of its pace.
+                if self.dq[d].gc.unreleased() && self.release_gc(die, true) {
+                    self.kick_die(die);
+                }
+            }
             Pick::Read | Pick::GcRead => self.start_read_op(die, pick),
-            Pick::Program => {
-                if self.hold_program(die) {
+            Pick::Program | Pick::GcProgram => {
+                let gc = pick == Pick::GcProgram;
+                let t = *self.dq[d].program_queue(gc).front().expect("picked");
+                if self.hold_program(die, t) {
                     return;
                 }
-                let t = self.dq[d].programs.pop_front().expect("picked");
+                self.dq[d].program_queue(gc).pop_front();
                 let tx = *self.txns.get(t);
                 self.dies[d].op_txns[0] = t;
                 self.dies[d].op_len = 1;
@@ -80,6 +88,11 @@ impl Ssd {
                 self.dies[d].held = false;
                 self.counters.program_ops += 1;
                 self.on_program_dispatch(die);
+                if tx.kind == (TxnKind::Program { gc: false }) {
+                    // GC earns its share of the die with every host program.
+                    self.dq[d].gc.host_programmed(tx.n);
+                    self.release_gc(die, false);
+                }
                 let data_at = match tx.kind {
                     TxnKind::Program { gc: false } => self.write_buffer_fetch(now, tx.bytes),
                     _ => now,
@@ -302,6 +315,10 @@ impl Ssd {
         if self.ftl.needs_gc(die) {
             self.start_victim(die);
         } else {
+            if self.dq[die as usize].gc.unreleased() {
+                // A host block was opened: the pace may have reached the urgent floor.
+                self.release_gc(die, false);
+            }
             self.maybe_fold(die);
         }
     }
@@ -348,50 +365,103 @@ impl Ssd {
         true
     }
 
-    /// Queue reads of a claimed victim's valid data, page by page and plane by
-    /// plane; its erase follows the last relocation.
+    /// Start collecting a claimed victim (a GC victim or an SLC block to fold): its
+    /// reads are released at the configured pace (`controller::gc_pacing`); its erase
+    /// follows the last relocation.
     fn collect(&mut self, die: u32, victim: u32) {
+        let paced = self.cfg.ftl.gc_pacing == GcPacing::Paced && !self.geo.is_slc_block(victim);
+        let valid = self.ftl.blocks[victim as usize].valid;
+        self.dq[die as usize]
+            .gc
+            .start(victim, valid, self.geo.units_per_block, paced);
+        self.release_gc(die, false);
+        self.kick_die(die);
+    }
+
+    /// Queue what the pace allows of the die's victim: page reads of its valid data,
+    /// plane by plane in physical order, or its erase once every read is done.
+    /// `idle`: the die has nothing else to do. Returns whether anything was queued.
+    pub(super) fn release_gc(&mut self, die: u32, idle: bool) -> bool {
+        let d = die as usize;
         let upp = self.geo.units_per_page;
-        let base = self.geo.block_base(victim);
-        let mut reads = 0;
-        let mut p = base;
-        while p < base + self.geo.units_per_block {
-            let mut valid = 0u64;
-            for u in p..p + upp {
-                let lpn = self.ftl.p2l[u as usize];
-                if lpn != crate::ftl::UNMAPPED {
-                    valid += 1;
-                    // The relocation will update this map entry once the read is done.
-                    self.ftl.prefetch_lpn(lpn);
+        let urgent = self.cfg.ftl.gc_urgent_blocks;
+        let mut queued = false;
+        while self.dq[d].gc.active {
+            let g = self.dq[d].gc;
+            if g.next >= g.end {
+                if g.reads_left == 0 {
+                    self.dq[d].gc.active = false;
+                    self.queue_erase(die, g.victim);
+                    return true;
+                }
+                break;
+            }
+            let was_paced = g.is_paced();
+            let free = self.ftl.free_blocks(die);
+            let release = self.dq[d].gc.decide(free, urgent, idle && !queued);
+            if release == Release::Wait {
+                break;
+            }
+            let all = release == Release::All;
+            if was_paced && !self.dq[d].gc.is_paced() {
+                self.counters.gc_urgent_victims += 1;
+            }
+            // Look at pages until one holds valid data (or, for All, to the end).
+            let base = self.geo.block_base(g.victim);
+            let mut p = g.next;
+            while p < g.end {
+                let valid = self.gc_read(die, g.victim, base + p);
+                p += upp;
+                if valid > 0 {
+                    let gc = &mut self.dq[d].gc;
+                    gc.reads_left += 1;
+                    if release != Release::Ahead {
+                        gc.charge(valid);
+                    }
+                    queued = true;
+                    if !all {
+                        break;
+                    }
                 }
             }
-            if valid > 0 {
-                let t = self.txns.insert(Txn {
-                    kind: TxnKind::GcRead,
-                    cmd: 0,
-                    die,
-                    plane: self.geo.plane_of(p),
-                    page: self.geo.page_of(p),
-                    block: victim,
-                    pun: p,
-                    lpn: 0,
-                    n: upp,
-                    bytes: valid * self.unit_bytes,
-                    erase_count: 0,
-                    seq: 0,
-                });
-                self.stamp(t);
-                self.dq[die as usize].gc_reads.push_back(t);
-                reads += 1;
+            self.dq[d].gc.next = p;
+        }
+        queued
+    }
+
+    /// Queue the GC read of the page holding unit `p` of `victim` if the page has
+    /// valid units; returns how many.
+    fn gc_read(&mut self, die: u32, victim: u32, p: u32) -> u32 {
+        let upp = self.geo.units_per_page;
+        let mut valid = 0;
+        for u in p..p + upp {
+            let lpn = self.ftl.p2l[u as usize];
+            if lpn != crate::ftl::UNMAPPED {
+                valid += 1;
+                // The relocation will update this map entry once the read is done.
+                self.ftl.prefetch_lpn(lpn);
             }
-            p += upp;
         }
-        self.counters.gc_reads += reads as u64;
-        self.dq[die as usize].gc_reads_left = reads;
-        if reads == 0 {
-            self.queue_erase(die, victim);
+        if valid > 0 {
+            let t = self.txns.insert(Txn {
+                kind: TxnKind::GcRead,
+                cmd: 0,
+                die,
+                plane: self.geo.plane_of(p),
+                page: self.geo.page_of(p),
+                block: victim,
+                pun: p,
+                lpn: 0,
+                n: upp,
+                bytes: valid as u64 * self.unit_bytes,
+                erase_count: 0,
+                seq: 0,
+            });
+            self.stamp(t);
+            self.dq[die as usize].gc_reads.push_back(t);
+            self.counters.gc_reads += 1;
         }
-        self.kick_die(die);
+        valid
     }
 
     fn queue_erase(&mut self, die: u32, block: u32) {
@@ -428,10 +498,8 @@ impl Ssd {
                 }
             }
         }
-        let dq = &mut self.dq[tx.die as usize];
-        dq.gc_reads_left -= 1;
-        if dq.gc_reads_left == 0 {
-            self.queue_erase(tx.die, tx.block);
+        self.dq[tx.die as usize].gc.reads_left -= 1;
+        if self.release_gc(tx.die, false) {
             self.kick_die(tx.die);
         }
     }

@@ -176,6 +176,8 @@ pub struct Counters {
     pub buffer_hits: u64,
     pub unmapped_reads: u64,
     pub alloc_stalls: u64,
+    /// Paced GC victims whose die reached the urgent floor (GC took the die).
+    pub gc_urgent_victims: u64,
 }
 
 impl Ssd {
@@ -350,7 +352,11 @@ impl Ssd {
             .iter()
             .filter(|d| d.stage != crate::nand::DieStage::Idle)
             .count();
-        let programs: usize = self.dq.iter().map(|q| q.programs.len()).sum();
+        let programs: usize = self
+            .dq
+            .iter()
+            .map(|q| q.programs.len() + q.gc_programs.len())
+            .sum();
         let reads: usize = self.dq.iter().map(|q| q.user_reads.len()).sum();
         format!(
             "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \

@@ -172,6 +172,8 @@ impl Ssd {
                 "buffer_read_hits": c.buffer_hits,
                 "unmapped_reads": c.unmapped_reads,
                 "alloc_stalls": c.alloc_stalls,
+                "gc_pacing": self.cfg.ftl.gc_pacing,
+                "gc_urgent_victims": c.gc_urgent_victims,
             },
             "channels": { "util": ch_util, "mean_util": mean(&ch_util), "max_util": maxf(&ch_util) },
             "dies": {

@@ -12,6 +12,7 @@
 
 use super::Ssd;
 use crate::config::scheduling::{SchedPolicy, SchedulerConfig};
+use crate::config::GcPacing;
 use crate::controller::{AdaptiveDelay, Decision, Pick};
 use crate::nand::{DieStage, Suspended};
 use crate::sim::Ns;
@@ -97,9 +98,11 @@ impl Ssd {
         let dq = &self.dq[die as usize];
         match self.sched.policy {
             SchedPolicy::Fifo => dq.pick_fifo(|t| self.txns.get(t).seq),
-            SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => {
-                dq.pick(self.ftl.free_blocks(die) <= self.ftl.gc_threshold)
-            }
+            SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => dq.pick(
+                self.ftl.free_blocks(die) <= self.ftl.gc_threshold,
+                self.cfg.ftl.gc_pacing == GcPacing::Paced,
+                |t| self.txns.get(t).seq,
+            ),
         }
     }
 
@@ -187,13 +190,12 @@ impl Ssd {
         self.begin(die, s.stage, now + s.remaining_ns + self.sched.t_resume_ns);
     }
 
-    /// Adaptive delay: hold the program at the head of the die's queue? (Starts the hold.)
-    pub(super) fn hold_program(&mut self, die: u32) -> bool {
+    /// Adaptive delay: hold program `t`, picked to run next on the die? (Starts the hold.)
+    pub(super) fn hold_program(&mut self, die: u32, t: u32) -> bool {
         let d = die as usize;
         if self.sched.adaptive.is_none() || self.dies[d].held {
             return false;
         }
-        let t = *self.dq[d].programs.front().expect("a program to decide on");
         let tx = *self.txns.get(t);
         let t_prog = self.prog_time(t);
         let data_in = self.data_in_ns(tx.bytes);
