@@ -87,6 +87,21 @@ def test_states_prepare_the_drive():
     assert steady["device"]["ftl"]["gc_victims"] > 0
 
 
+def test_measured_window_leaves_out_the_ramp():
+    wl = {"rw": "randwrite", "iodepth": 8, "number_ios": 6000, "ramp_time": "100ms"}
+    r = ssdlab.run("tiny-test", wl, state="steady")
+    m = r["device"]["ftl"]["measured"]
+    assert m["from_ns"] == 100_000_000
+    assert 0 < m["host_units_written"] < r["device"]["ftl"]["host_units_written"]
+    assert r.measured_waf == m["waf"] > 1
+    assert "(after ramp" in r.summary()
+    assert r["device"]["ftl"]["gc_pacing"] == "paced"
+    # Without a ramp the window is the whole run.
+    r = ssdlab.run("tiny-test", dict(wl, ramp_time="0s"), state="steady")
+    assert r.measured_waf == r.waf
+    assert "(after ramp" not in r.summary()
+
+
 def test_verify_oracle_through_gc():
     r = ssdlab.run(
         "tiny-test",

@@ -72,7 +72,13 @@ class Report:
 
     @property
     def waf(self) -> float:
+        """Write amplification over the whole run."""
         return self._data["device"]["ftl"]["waf"]
+
+    @property
+    def measured_waf(self) -> float:
+        """Write amplification over the measured window (after ramp_time)."""
+        return self._data["device"]["ftl"]["measured"]["waf"]
 
     def rows(self) -> list[dict[str, Any]]:
         """One flat row per (job, direction) plus the totals (job = "all")."""
@@ -151,8 +157,12 @@ class Report:
             )
         ftl = dev.get("ftl", {})
         if ftl:
+            measured = ftl.get("measured", {})
+            waf = f"WAF={ftl.get('waf', 0):.2f}"
+            if measured.get("from_ns"):
+                waf += f" (after ramp {measured.get('waf', 0):.2f})"
             lines.append(
-                f"  ftl: WAF={ftl.get('waf', 0):.2f}  gc victims={ftl.get('gc_victims', 0):,}"
+                f"  ftl: {waf}  gc victims={ftl.get('gc_victims', 0):,}"
                 f"  copied units={ftl.get('gc_units_copied', 0):,}"
                 f"  free blocks={ftl.get('free_blocks', 0):,}"
             )

@@ -192,3 +192,70 @@ fn aged_drive_amplifies_from_the_first_writes() {
         ssd.prep.steady_waf
     );
 }
+
+/// Aged drives start with their dies spread over the GC cycle, each die's spot set
+/// by a seeded deal: paced, every die at its GC threshold (collecting from the first
+/// write, as at steady state) with its host block filled to a different fraction;
+/// burst, each die a different number of host writes short of the threshold, spread
+/// over the headroom a collection to the target leaves. The same seed gives the same
+/// drive. (Once every die had the same free blocks and an empty host block, so all
+/// of them reached the threshold at the same write and collected at once.)
+#[test]
+fn aged_dies_start_staggered() {
+    let proxied = ["nand.channels=2", "nand.dies_per_channel=1"];
+    for (preset, pacing, extra) in [
+        ("tiny-test", "paced", &[][..]),
+        ("tiny-test", "burst", &[][..]),
+        ("dram-ssd", "paced", &proxied[..]),
+    ] {
+        let mut o: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        o.push(format!("ftl.gc_pacing=\"{pacing}\""));
+        let dev = load_device(&DeviceSpec::Preset(preset.into()), &o).unwrap();
+        let state = |seed| {
+            let mut ftl = Ftl::new(&dev, false);
+            prepare(&mut ftl, &dev, DriveState::Steady, seed);
+            ftl
+        };
+        let a = state(5);
+        let (thr, target) = (a.gc_threshold, a.gc_target);
+        let upb = a.geo.units_per_block;
+        // Host units each die takes before it reaches the threshold (paced: minus
+        // its fill, as it is there already).
+        let mut headroom = Vec::new();
+        let mut fills = Vec::new();
+        for die in 0..a.geo.dies {
+            let fill = a.host_fill(die).expect("an open host block");
+            let free = a.free_blocks(die);
+            fills.push(fill);
+            headroom.push((upb - fill) as i64 + (free as i64 - thr as i64 - 1) * upb as i64);
+            if pacing == "paced" {
+                assert_eq!(free, thr, "{preset} die {die}");
+            } else {
+                assert!(free > thr && free <= target, "{preset} die {die}: {free}");
+            }
+        }
+        // Every die at a different point (paced: a different fill).
+        let mut sorted = headroom.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            headroom.len(),
+            "{preset} {pacing}: {headroom:?}"
+        );
+        if pacing == "burst" {
+            let span = ((target - thr) * upb) as i64;
+            assert!(headroom.iter().all(|&h| h > 0 && h <= span), "{headroom:?}");
+            let (lo, hi) = (headroom.iter().min(), headroom.iter().max());
+            assert!(hi.unwrap() - lo.unwrap() > span / 2, "{headroom:?}");
+        }
+        let b = state(5);
+        assert_eq!(a.l2p, b.l2p, "{preset} {pacing}: same seed, same drive");
+        assert_eq!(
+            fills,
+            (0..b.geo.dies)
+                .map(|d| b.host_fill(d).unwrap())
+                .collect::<Vec<_>>()
+        );
+    }
+}

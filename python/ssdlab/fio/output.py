@@ -159,6 +159,7 @@ def to_fio_json(report: dict, jobfile, plus: bool = False) -> dict:
             "seed": report.get("seed"),
             "sim_time_ns": report.get("sim_time_ns"),
             "waf": dev["ftl"]["waf"],
+            "measured_waf": dev["ftl"]["measured"]["waf"],
             "map_hit_rate": dev.get("map", {}).get("hit_rate"),
             "not_simulated": jobfile.not_simulated,
             "capped_jobs": [j.name for j in jobfile.jobs if j.capped],

@@ -64,7 +64,7 @@ def run_study(
     window: str | None = None,
     alpha: str | None = None,
 ) -> str:
-    # runtime includes the ramp; full-size drives need ~10 s of writes before GC runs
+    # runtime includes the ramp, which the figures (WAF included) leave out
     ramp, runtime = ("2s", "4s") if quick else ("30s", "50s")
     wl = {
         "rw": "randrw",
@@ -103,7 +103,7 @@ def run_study(
             "iops": r["read"]["iops"] + r["write"]["iops"],
             "read_lat_mean_us": r["read"]["lat_ns"]["mean"] / 1e3,
             "read_lat_p99_us": r["read"]["lat_ns"]["percentile"].get("99.000000", 0) / 1e3,
-            "waf": d["ftl"]["waf"],
+            "waf": d["ftl"]["measured"]["waf"],
             "suspends": d["scheduler"]["suspends"],
             "refused_during_data_in": d["scheduler"]["refused_during_data_in"],
             "holds": d["scheduler"].get("adaptive", {}).get("holds", 0),

@@ -485,6 +485,12 @@ impl Ftl {
         self.dies[die as usize].free.len() as u32
     }
 
+    /// Units written into the die's open native host block (None: no block open).
+    pub fn host_fill(&self, die: u32) -> Option<u32> {
+        let f = self.dies[die as usize].host;
+        (f.block != NO_BLOCK).then_some(f.next)
+    }
+
     /// Oracle check when a read translates `lpn` to `pun`: the unit must hold the
     /// latest version written to `lpn` (0 for never written or trimmed).
     #[inline]

@@ -29,10 +29,14 @@
 //!   full of the first ones (a sequential fill longer than the SLC area, with no
 //!   idle time to fold): for sequential tests on a full drive.
 //!
+//! Aged drives (`steady`, `aging`) end with their dies staggered over the GC cycle
+//! (`stagger_dies`), as dies that have run a long random write do: otherwise every
+//! die would reach its GC threshold at the same write and collect at once.
+//!
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
-use super::{prefetch, BlockState, Ftl};
-use crate::config::DeviceConfig;
+use super::{prefetch, BlockState, Ftl, NO_BLOCK};
+use crate::config::{DeviceConfig, GcPacing};
 use crate::sim::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -254,6 +258,7 @@ pub fn prepare_with_area(
                 info.overwrite_units = w;
                 info.steady_waf = waf;
             }
+            info.overwrite_units += stagger_dies(ftl, &mut Rng::derive(seed, 0x57A6));
         }
     }
     ftl.recount_mapped();
@@ -327,6 +332,80 @@ fn write_translation_pages(ftl: &mut Ftl) {
     }
     ftl.seal_open_stripes();
     ftl.slc_active = slc;
+}
+
+/// Put each die of an aged drive at its own point of the GC cycle: die `d` gets a
+/// phase `p` in (0, 1) (evenly spaced, dealt to the dies in a seeded order) and is
+/// left `h` host blocks' worth of writes before it reaches the GC threshold, by
+/// random overwrites placed on that die (and GC on it when it must free blocks).
+/// Burst GC collects from the threshold to the target and then lets the host fill
+/// that headroom, so `h = p x (target - threshold)`. Paced GC keeps a die at its
+/// threshold, collecting all the time: every die starts there (`h = 0`), with its
+/// host block filled to `p` so that dies open new blocks at different times.
+/// Returns the units written.
+pub fn stagger_dies(ftl: &mut Ftl, rng: &mut Rng) -> u64 {
+    let geo = ftl.geo.clone();
+    let (upb, upg) = (geo.units_per_block, geo.units_per_program);
+    let mut order: Vec<u32> = (0..geo.dies).collect();
+    for i in (1..order.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        order.swap(i, j);
+    }
+    let mut written = 0;
+    for die in 0..geo.dies {
+        let p = (order[die as usize] as f64 + 0.5) / geo.dies as f64;
+        // Free blocks and host-block fill that leave h blocks of host writes: the
+        // rest of the open block, then the free blocks above the threshold but one.
+        let (free, fill) = match ftl.gc_pacing {
+            GcPacing::Paced => (ftl.gc_threshold, p),
+            GcPacing::Burst => {
+                let h = p * (ftl.gc_target - ftl.gc_threshold) as f64;
+                (ftl.gc_threshold + h.ceil() as u32, h.ceil() - h)
+            }
+        };
+        // An open block holds at least one program (an empty one is not "open").
+        if upb >= 2 * upg {
+            let fill = ((fill * upb as f64) as u32 / upg * upg).clamp(upg, upb - upg);
+            let host = |f: &Ftl| f.dies[die as usize].host;
+            while host(ftl).block == NO_BLOCK || host(ftl).next != fill {
+                written += write_on_die(ftl, die, rng);
+            }
+        }
+        while ftl.free_blocks(die) > free {
+            for _ in 0..upb {
+                written += write_on_die(ftl, die, rng);
+            }
+        }
+        while ftl.free_blocks(die) < free && ftl.gc_functional(die) {}
+    }
+    ftl.host_cursor = 0;
+    written
+}
+
+/// Overwrite a random host unit held by `die`, placing the new copy on that die
+/// too (so the die keeps its share of the data), collecting there first if the die
+/// could not open a block. Returns 1.
+fn write_on_die(ftl: &mut Ftl, die: u32, rng: &mut Rng) -> u64 {
+    while ftl.dies[die as usize].host.block == NO_BLOCK && ftl.free_blocks(die) <= 1 {
+        assert!(ftl.gc_functional(die), "die {die} has nothing to collect");
+    }
+    let first = ftl.geo.block_base(ftl.geo.block_id(die, 0)) as u64;
+    let units = ftl.geo.native_blocks_per_die as u64 * ftl.geo.units_per_block as u64;
+    let mut lpn = rng.below(ftl.host_units) as u32; // if the die held no host data
+    for _ in 0..1000 {
+        let l = ftl.p2l[(first + rng.below(units)) as usize];
+        if (l as u64) < ftl.host_units {
+            lpn = l;
+            break;
+        }
+    }
+    ftl.host_cursor = die;
+    let (pun, full) = ftl.place_host(lpn).expect("the die takes it");
+    debug_assert_eq!(ftl.geo.die_of(pun), die);
+    if let Some(s) = full {
+        ftl.program_done(s);
+    }
+    1
 }
 
 /// Fill the SLC area with host data: the first logical units in order (sustain) or

@@ -29,6 +29,8 @@ pub enum Event {
     MapLoadDone { load: u32 },
     /// The host has had nothing outstanding since idle period `gen` began.
     HostIdle { gen: u32 },
+    /// Reporting group `group`'s ramp time is over: the measured window opens.
+    RampEnd { group: u32 },
 }
 
 #[derive(Clone, Copy)]

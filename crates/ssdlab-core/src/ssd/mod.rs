@@ -160,6 +160,8 @@ pub struct Ssd {
     /// Time with at least one host command outstanding (fio's disk util).
     host_busy_ns: u64,
     host_busy_since: Ns,
+    /// FTL counters over the measured window (after ramp_time).
+    window: report::Window,
 }
 
 /// Flash-level counters.
@@ -305,6 +307,7 @@ impl Ssd {
             background_gcs: 0,
             host_busy_ns: 0,
             host_busy_since: 0,
+            window: report::Window::default(),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -320,6 +323,7 @@ impl Ssd {
     /// Run until every job has finished. `progress` is called now and then with the
     /// fraction done (0..1); returning false stops the run early.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
+        self.window.open(self.now(), &self.ftl.stats);
         let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
@@ -395,6 +399,11 @@ impl Ssd {
             Event::MapReady { cmd } => self.start_read(cmd),
             Event::MapLoadDone { load } => self.map_load_done(load),
             Event::HostIdle { gen } => self.host_went_idle(gen),
+            Event::RampEnd { group } => {
+                if group as usize == self.group_idx {
+                    self.window.open(self.q.now(), &self.ftl.stats);
+                }
+            }
             Event::HostComplete { cmd } => {
                 let job = self.cmds.get(cmd).job;
                 self.complete(cmd);
@@ -448,6 +457,19 @@ impl Ssd {
             job.wake_at = now;
             self.q.schedule(now, Event::HostSubmit { job: j as u32 });
             n += 1;
+        }
+        // The device's measured window: from the end of the group's (shortest) ramp.
+        let ramp = self
+            .jobs
+            .iter()
+            .filter(|j| j.group == g)
+            .map(|j| j.ramp_ns)
+            .min()
+            .unwrap_or(0);
+        if ramp > 0 {
+            self.window.close(&self.ftl.stats);
+            let group = idx as u32;
+            self.q.schedule(now + ramp, Event::RampEnd { group });
         }
         n
     }

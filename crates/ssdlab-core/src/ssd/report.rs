@@ -2,8 +2,101 @@
 //! resolved config, seed and version.
 
 use super::Ssd;
+use crate::ftl::FtlStats;
+use crate::sim::Ns;
 use crate::stats::{JobStats, LatStats};
 use serde_json::{json, Value};
+
+/// The FTL counters the measured window reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct FtlCounts {
+    host_units_written: u64,
+    map_units_written: u64,
+    units_programmed: u64,
+    gc_units_copied: u64,
+    gc_victims: u64,
+    erases: u64,
+}
+
+impl FtlCounts {
+    fn of(s: &FtlStats) -> Self {
+        FtlCounts {
+            host_units_written: s.host_units_written,
+            map_units_written: s.map_units_written,
+            units_programmed: s.units_programmed,
+            gc_units_copied: s.gc_units_copied,
+            gc_victims: s.gc_victims,
+            erases: s.erases,
+        }
+    }
+
+    /// `self` plus what changed from `from` to `to`.
+    fn plus_delta(self, from: &FtlCounts, to: &FtlCounts) -> Self {
+        FtlCounts {
+            host_units_written: self.host_units_written + to.host_units_written
+                - from.host_units_written,
+            map_units_written: self.map_units_written + to.map_units_written
+                - from.map_units_written,
+            units_programmed: self.units_programmed + to.units_programmed - from.units_programmed,
+            gc_units_copied: self.gc_units_copied + to.gc_units_copied - from.gc_units_copied,
+            gc_victims: self.gc_victims + to.gc_victims - from.gc_victims,
+            erases: self.erases + to.erases - from.erases,
+        }
+    }
+}
+
+/// The device's measured window: FTL counters from the end of each reporting
+/// group's ramp_time (the start of the run without one) to the end of the group, as
+/// fio measures I/O only after ramp_time. With no ramp it is the whole run.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Window {
+    /// When the window last opened and the counters then (None while closed).
+    since: Option<(Ns, FtlCounts)>,
+    /// Counts of earlier openings.
+    acc: FtlCounts,
+    /// When it first opened (None: never yet).
+    from_ns: Option<Ns>,
+}
+
+impl Window {
+    pub fn open(&mut self, now: Ns, stats: &FtlStats) {
+        if self.since.is_none() {
+            self.since = Some((now, FtlCounts::of(stats)));
+            self.from_ns.get_or_insert(now);
+        }
+    }
+
+    pub fn close(&mut self, stats: &FtlStats) {
+        if let Some((at, base)) = self.since.take() {
+            let now = FtlCounts::of(stats);
+            if now == base && self.acc == FtlCounts::default() && self.from_ns == Some(at) {
+                self.from_ns = None; // closed before anything happened in it
+            }
+            self.acc = self.acc.plus_delta(&base, &now);
+        }
+    }
+
+    fn counts(&self, stats: &FtlStats) -> FtlCounts {
+        match &self.since {
+            Some((_, base)) => self.acc.plus_delta(base, &FtlCounts::of(stats)),
+            None => self.acc,
+        }
+    }
+
+    fn to_json(&self, stats: &FtlStats) -> Value {
+        let c = self.counts(stats);
+        json!({
+            "from_ns": self.from_ns,
+            "host_units_written": c.host_units_written,
+            "map_units_written": c.map_units_written,
+            "units_programmed": c.units_programmed,
+            "gc_units_copied": c.gc_units_copied,
+            "gc_victims": c.gc_victims,
+            "erases": c.erases,
+            "waf": frac(c.units_programmed, c.host_units_written),
+        })
+    }
+}
 
 /// A finished run's report as a JSON tree.
 #[derive(Clone, Debug)]
@@ -174,6 +267,7 @@ impl Ssd {
                 "alloc_stalls": c.alloc_stalls,
                 "gc_pacing": self.cfg.ftl.gc_pacing,
                 "gc_urgent_victims": c.gc_urgent_victims,
+                "measured": self.window.to_json(f),
             },
             "channels": { "util": ch_util, "mean_util": mean(&ch_util), "max_util": maxf(&ch_util) },
             "dies": {
