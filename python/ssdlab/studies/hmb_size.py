@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab.studies import seed000 as s
-from ssdlab.studies.common import plot, table, write_csv
+from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import HMB_SIZES, seed_hmb_size_pct
 
 COLUMNS = ["density", "state", "workload", "queues", "hmb", "value", "unit", "pct_vs_max"]
@@ -104,16 +104,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         "text (docs/seed000.md), so its columns stay empty."
     )
     text.append(s.ios_line(m))
-    written = [csv_path]
-    for wl in m.workloads:
-        png = out_dir / f"{wl}.png"
-        if plot(png, lambda plt, wl=wl: _draw(plt, wl, m, res)):
-            written.append(png)
-    if len(written) == 1:
-        text.append(f"wrote {csv_path} (no plots: matplotlib not installed)")
-    else:
-        n = len(written) - 1
-        text.append(f"wrote {csv_path} and {n} plot{'s' if n > 1 else ''} in {out_dir}")
+    text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))
     text.append(timer.line())
     return "\n\n".join(text)
 

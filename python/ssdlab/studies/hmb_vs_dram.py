@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab.studies import seed000 as s
-from ssdlab.studies.common import plot, table, write_csv
+from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import seed_diff
 
 COLUMNS = ["density", "state", "workload", "queues", "device", "value", "unit", "diff_pct"]
@@ -101,16 +101,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         + ("" if "high" in m.densities else " Run with --density high to compare them.")
     )
     text.append(s.ios_line(m))
-    written = [csv_path]
-    for wl in m.workloads:
-        png = out_dir / f"{wl}.png"
-        if plot(png, lambda plt, wl=wl: _draw(plt, wl, m, res)):
-            written.append(png)
-    if len(written) == 1:
-        text.append(f"wrote {csv_path} (no plots: matplotlib not installed)")
-    else:
-        n = len(written) - 1
-        text.append(f"wrote {csv_path} and {n} plot{'s' if n > 1 else ''} in {out_dir}")
+    text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))
     text.append(timer.line())
     return "\n\n".join(text)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ssdlab import api
 from ssdlab.cli import UsageError
 from ssdlab.studies import seed000_data as seed
+from ssdlab.studies.common import plot
 from ssdlab.workloads import WORKLOADS as NAMED
 
 # The drive states the studies run, by ssdlab name (docs/flash-management.md). The seed's
@@ -290,6 +291,19 @@ def fmt_bytes(n: int) -> str:
 
 def qlabel(q: str) -> str:
     return "Max-Q" if q == "max" else f"{q}Q"
+
+
+def write_plots(out_dir: Path, csv_path: Path, m: Matrix, draw) -> str:
+    """One PNG per workload (``draw(plt, workload)``); the study's "wrote ..." line."""
+    written = [csv_path]
+    for wl in m.workloads:
+        png = out_dir / f"{wl}.png"
+        if plot(png, lambda plt, wl=wl: draw(plt, wl)):
+            written.append(png)
+    if len(written) == 1:
+        return f"wrote {csv_path} (no plots: matplotlib not installed)"
+    n = len(written) - 1
+    return f"wrote {csv_path} and {n} plot{'s' if n > 1 else ''} in {out_dir}"
 
 
 def run_points(runs: list[dict]) -> list:
