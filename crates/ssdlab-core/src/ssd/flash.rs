@@ -67,8 +67,13 @@ impl Ssd {
         let ch = self.geo.channel_of(die) as usize;
         match pick {
             Pick::Nothing => {
-                // Nothing else to do: the victim may be read ahead of its pace.
-                if self.dq[d].gc.unreleased() && self.release_gc(die, true) {
+                // Nothing else to do: the victim may be read ahead of its pace, unless
+                // the map's journal is full (its moves would be logged while host
+                // writes wait for room there: the die's time is not free then).
+                if self.dq[d].gc.unreleased()
+                    && !self.journal_is_full()
+                    && self.release_gc(die, true)
+                {
                     self.kick_die(die);
                 }
             }

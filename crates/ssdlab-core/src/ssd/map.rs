@@ -637,6 +637,11 @@ impl Ssd {
         }
     }
 
+    /// Is the map's update journal full (host writes wait for room)?
+    pub(super) fn journal_is_full(&self) -> bool {
+        self.map.as_ref().is_some_and(|m| m.journal_full())
+    }
+
     /// Would a host write have to wait for room in the journal? (Queues it if so.)
     pub(super) fn journal_holds(&mut self, cmd: u32) -> bool {
         match &mut self.map {
