@@ -85,6 +85,15 @@ impl Pcie {
         self.send(true, now, payload)
     }
 
+    /// A device read of host memory (command fetch, write data, HMB): a read request
+    /// up, then `bytes` down once the host's memory has answered after `host_ns`;
+    /// returns when the data is at the device.
+    #[inline]
+    pub fn read_host(&mut self, now: Ns, host_ns: Ns, bytes: u64) -> Ns {
+        let at_host = self.send_up(now, 0);
+        self.send_down(at_host + host_ns, bytes)
+    }
+
     /// Send host -> device; returns the arrival time at the device.
     #[inline]
     pub fn send_down(&mut self, now: Ns, payload: u64) -> Ns {

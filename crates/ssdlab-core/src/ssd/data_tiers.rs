@@ -113,8 +113,7 @@ impl Ssd {
             DataTier::Dram => now + t.dram_ns + xfer_ns(bytes, t.dram_fs_per_byte),
             DataTier::Hmb => {
                 let host_ns = t.host_dram_ns;
-                let at_host = self.pcie.send_up(now, 0); // memory read request
-                self.pcie.send_down(at_host + host_ns, bytes)
+                self.pcie.read_host(now, host_ns, bytes)
             }
             // SLC copies are read by flash transactions (`TxnKind::CacheRead`).
             DataTier::Slc => now,

@@ -255,8 +255,7 @@ impl Ssd {
             self.internal_write_data(cmd);
             return;
         }
-        let at_host = self.pcie.send_up(self.now(), 0); // memory read request
-        let arrived = self.pcie.send_down(at_host, c.len);
+        let arrived = self.pcie.read_host(self.now(), 0, c.len);
         self.q.schedule(arrived, Event::WriteDataIn { cmd });
     }
 

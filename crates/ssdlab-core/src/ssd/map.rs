@@ -169,14 +169,15 @@ impl MapState {
             MapTier::Dram => cfg.dram.latency.ns(),
             MapTier::Hmb => 0, // timed on the PCIe link
         };
+        let (journal_tier, journal_entries) = cfg.journal_placement();
         Some(MapState {
             main,
             l1,
             loading: vec![NONE; place.segments as usize],
             loads: Loads::default(),
             journal: Journal {
-                capacity: cfg.journal_placement().1,
-                in_hmb: cfg.journal_placement().0 == crate::config::memory::JournalTier::Hmb,
+                capacity: journal_entries,
+                in_hmb: journal_tier == crate::config::memory::JournalTier::Hmb,
                 pending: vec![0; place.segments as usize],
                 order: VecDeque::new(),
                 entries: 0,
@@ -201,6 +202,14 @@ impl MapState {
     #[inline]
     fn seg_of(&self, lpn: u32) -> u32 {
         (lpn as u64 / self.entries_per_seg) as u32
+    }
+
+    /// The entries of `first..=last` that segment `seg` holds, as indices inside it.
+    #[inline]
+    fn entries_in(&self, seg: u32, first: u32, last: u32) -> (u32, u32) {
+        let eps = self.entries_per_seg as u32;
+        let base = seg * eps;
+        (first.max(base) - base, last.min(base + eps - 1) - base)
     }
 
     /// Is the journal full (host writes wait)?
@@ -320,10 +329,8 @@ impl Ssd {
                 }
             }
             if m.main.lookup(seg) {
-                let eps = m.entries_per_seg as u32;
-                let lo = first.max(seg * eps);
-                let hi = last.min(seg * eps + eps - 1);
-                let t = self.tier_access(lo - seg * eps, hi - seg * eps);
+                let (lo, hi) = m.entries_in(seg, first, last);
+                let t = self.tier_access(lo, hi);
                 ready = ready.max(t);
             } else if m.journal.flushing[seg as usize] && m.loading[seg as usize] == NONE {
                 // Staged in SRAM on its way back to flash.
@@ -361,8 +368,7 @@ impl Ssd {
         let bytes = ((last_line - first_line + 1) * g).min(m.place.segment_bytes);
         m.c.hmb_read_bytes += bytes;
         let host_ns = m.host_dram_ns;
-        let at_host = self.pcie.send_up(now, 0);
-        self.pcie.send_down(at_host + host_ns, bytes)
+        self.pcie.read_host(now, host_ns, bytes)
     }
 
     /// Begin (or join) loading segment `seg` from NAND; `insert`: cache it on arrival.
@@ -492,12 +498,10 @@ impl Ssd {
             return; // the map's own units are located by the map-of-map
         }
         let (s0, s1) = (m.seg_of(first), m.seg_of(first + n - 1));
-        let eps = m.entries_per_seg as u32;
         for seg in s0..=s1 {
             let m = self.map();
             m.c.write_updates += 1;
-            let lo = first.max(seg * eps);
-            let hi = (first + n - 1).min(seg * eps + eps - 1);
+            let (lo, hi) = m.entries_in(seg, first, first + n - 1);
             let entries = (hi - lo + 1) as u64;
             if m.main.mark_dirty(seg) {
                 if m.place.tier == MapTier::Hmb {
@@ -567,7 +571,7 @@ impl Ssd {
             }
             m.journal.flushing[s] = true;
             m.journal.flushes_in_flight += 1;
-            let (cmd, _) = self.map_write_cmd(seg, Origin::MapFlush);
+            let cmd = self.map_write_cmd(seg, Origin::MapFlush);
             let (first, last) = self.seg_units(seg);
             let stored = (first..=last).any(|u| self.ftl.translate(u) != UNMAPPED);
             if stored {
@@ -597,8 +601,7 @@ impl Ssd {
         let bytes = (logged * crate::config::memory::JOURNAL_ENTRY_BYTES).div_ceil(g) * g;
         m.c.hmb_read_bytes += bytes;
         let host_ns = m.host_dram_ns;
-        let at_host = self.pcie.send_up(now, 0);
-        self.pcie.send_down(at_host + host_ns, bytes);
+        self.pcie.read_host(now, host_ns, bytes);
     }
 
     /// A flushed segment is placed in its translation block: free the slot.
@@ -669,12 +672,12 @@ impl Ssd {
     }
 
     /// An internal write of segment `seg`'s bytes to its translation page.
-    fn map_write_cmd(&mut self, seg: u32, origin: Origin) -> (u32, u64) {
+    fn map_write_cmd(&mut self, seg: u32, origin: Origin) -> u32 {
         let now = self.now();
         let m = self.map();
         let seg_bytes = m.place.segment_bytes;
         let offset = m.map_base_lpn * self.unit_bytes + seg as u64 * seg_bytes;
-        let cmd = self.cmds.insert(Cmd {
+        self.cmds.insert(Cmd {
             job: INTERNAL_JOB,
             sq: 0,
             kind: OpKind::Write,
@@ -685,14 +688,13 @@ impl Ssd {
             pending: 0,
             placed: 0,
             origin,
-        });
-        (cmd, seg_bytes)
+        })
     }
 
     /// Write a dirty segment evicted from the cache back to its translation page.
     fn map_writeback(&mut self, seg: u32) {
         self.map().c.writebacks += 1;
-        let (cmd, _) = self.map_write_cmd(seg, Origin::MapEviction);
+        let cmd = self.map_write_cmd(seg, Origin::MapEviction);
         self.start_write(cmd);
     }
 
@@ -707,8 +709,7 @@ impl Ssd {
         } else if m.place.tier == MapTier::Hmb {
             m.c.hmb_read_bytes += c.len;
             let host_ns = m.host_dram_ns;
-            let at_host = self.pcie.send_up(now, 0);
-            self.pcie.send_down(at_host + host_ns, c.len)
+            self.pcie.read_host(now, host_ns, c.len)
         } else {
             now + m.tier_latency_ns
         };

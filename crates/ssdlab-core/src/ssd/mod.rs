@@ -623,10 +623,9 @@ impl Ssd {
         while self.nvme.can_fetch() {
             match self.nvme.arbitrate(now) {
                 Ok((sq, count)) => {
-                    let at_host = self.pcie.send_up(now, 0);
                     let back = self
                         .pcie
-                        .send_down(at_host, count as u64 * crate::host::SQE_BYTES);
+                        .read_host(now, 0, count as u64 * crate::host::SQE_BYTES);
                     self.nvme.fetches_in_flight += 1;
                     self.q.schedule(back, Event::FetchDone { sq, count });
                 }
