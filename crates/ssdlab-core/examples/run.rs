@@ -1,4 +1,5 @@
-//! `cargo run --release --example run -- DEVICE 'WORKLOAD_JSON' STATE` prints a report.
+//! `cargo run --release --example run -- DEVICE 'WORKLOAD_JSON' STATE [KEY=VALUE ...]`
+//! prints a report (KEY=VALUE: device overrides, as `--set`).
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dev = args.get(1).cloned().unwrap_or("client-tlc-dram".into());
@@ -7,9 +8,10 @@ fn main() {
         .cloned()
         .unwrap_or(r#"{"rw":"randread","iodepth":32,"number_ios":200000}"#.into());
     let state = args.get(3).cloned().unwrap_or("full".into());
+    let overrides: Vec<String> = args.iter().skip(4).cloned().collect();
     let r = ssdlab_core::run_from_specs(
         &ssdlab_core::DeviceSpec::Preset(dev),
-        &[],
+        &overrides,
         &wl,
         &[],
         &state,
@@ -23,11 +25,15 @@ fn main() {
             let j = &r.json;
             for d in ["read", "write"] {
                 println!(
-                    "{d}: iops {:.0} bw {} MB/s mean {:.1} us p99 {} ios {}",
+                    "{d}: iops {:.0} (500 ms windows {}..{}, sd {:.0}) bw {} MB/s mean {:.1} us p99 {} p99.9 {} ios {}",
                     j[d]["iops"].as_f64().unwrap(),
+                    j[d]["iops_min"],
+                    j[d]["iops_max"],
+                    j[d]["iops_stddev"].as_f64().unwrap_or(0.0),
                     j[d]["bw_bytes"].as_u64().unwrap() / 1_000_000,
                     j[d]["lat_ns"]["mean"].as_f64().unwrap() / 1e3,
                     j[d]["lat_ns"]["percentile"]["99.000000"],
+                    j[d]["lat_ns"]["percentile"]["99.900000"],
                     j[d]["total_ios"]
                 );
             }

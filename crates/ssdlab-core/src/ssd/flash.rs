@@ -360,9 +360,6 @@ impl Ssd {
         if self.ftl.dies[die as usize].victim.is_some() {
             return false;
         }
-        if self.journal_defers_gc(die) {
-            return false; // restarted when the map journal drains
-        }
         let Some(victim) = self.ftl.start_gc(die) else {
             return false;
         };
@@ -376,6 +373,9 @@ impl Ssd {
     fn collect(&mut self, die: u32, victim: u32) {
         let paced = self.cfg.ftl.gc_pacing == GcPacing::Paced && !self.geo.is_slc_block(victim);
         let valid = self.ftl.blocks[victim as usize].valid;
+        if paced && !self.ftl.blocks[victim as usize].map {
+            self.journal_user_victim(die, valid, self.geo.units_per_block);
+        }
         self.dq[die as usize]
             .gc
             .start(victim, valid, self.geo.units_per_block, paced);
@@ -403,6 +403,9 @@ impl Ssd {
             }
             let was_paced = g.is_paced();
             let free = self.ftl.free_blocks(die);
+            if self.journal_holds_gc(die, free, urgent) {
+                break; // released again when journal flushes make room
+            }
             let release = self.dq[d].gc.decide(free, urgent, idle && !queued);
             if release == Release::Wait {
                 break;
@@ -465,6 +468,7 @@ impl Ssd {
             self.stamp(t);
             self.dq[die as usize].gc_reads.push_back(t);
             self.counters.gc_reads += 1;
+            self.journal_gc_reads(valid, true);
         }
         valid
     }
@@ -492,6 +496,8 @@ impl Ssd {
     fn gc_read_done(&mut self, t: u32) {
         let tx = *self.txns.get(t);
         self.txns.remove(t);
+        // The room this read took in the map's journal becomes its logged entries.
+        self.journal_gc_reads((tx.bytes / self.unit_bytes) as u32, false);
         for u in tx.pun..tx.pun + tx.n {
             if let Some((new, full)) = self.ftl.relocate(u) {
                 if self.map.is_some() {

@@ -12,7 +12,7 @@ use crate::workload::OpKind;
 impl Ssd {
     /// Mapping units touched by a byte range: (first lpn, count).
     #[inline]
-    fn unit_range(&self, offset: u64, len: u64) -> (u32, u32) {
+    pub(super) fn unit_range(&self, offset: u64, len: u64) -> (u32, u32) {
         let ub = self.unit_bytes;
         let first = offset / ub;
         let last = (offset + len - 1) / ub;
@@ -328,6 +328,7 @@ impl Ssd {
         self.cmds.get_mut(cmd).placed = n;
         self.read_cache_invalidate(first, n);
         if self.map.is_some() {
+            self.journal_host_placed(first, n);
             self.map_update(first, n);
         }
         true

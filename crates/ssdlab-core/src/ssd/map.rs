@@ -15,8 +15,14 @@
 //! the HMB, a posted write of the entries). Updates of segments not cached go to the
 //! update journal in SRAM (`map.journal_entries`), counted per segment; from three
 //! quarters full, the segment logged longest ago is flushed: loaded from NAND (if it
-//! was ever written), every logged entry of it applied, and written back; host writes
-//! wait while the journal is full. Dirty segments evicted from the cache are written
+//! was ever written), every logged entry of it applied, and written back. Room in the
+//! journal is shared by host writes (one entry per unit) and GC's relocations (one
+//! per valid unit of a victim page), each counted when admitted or released, so the
+//! journal never holds more than its capacity (GC at the urgent floor of free blocks
+//! excepted). While both wait for room, the room flushes make is handed out in the
+//! proportion GC pacing asks for (`v / (U - v)` GC entries per host entry: a
+//! two-class weighted fair share), so neither starves the other and host writes are
+//! admitted at the rate flushes drain the journal. Dirty segments evicted from the cache are written
 //! back too. Write-backs are internal writes of the segment's bytes (through the
 //! write buffer, read-modify-write when a segment is smaller than the mapping unit)
 //! into translation blocks: a write stream of their own (`Stream::Map`), so map
@@ -39,6 +45,10 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
+/// How far (entries) GC and host writes may get ahead of their shares of the
+/// journal's room: a few pages of a victim, so that the class that waited alone a
+/// while is not paid back with a long run of the room later.
+const SHARE_BOUND: f64 = 64.0;
 /// `Cmd::job` of the controller's own commands (map write-backs, held writes).
 pub(super) const INTERNAL_JOB: u32 = u32::MAX;
 
@@ -107,8 +117,20 @@ struct Journal {
     flushing: Vec<bool>,
     flushes_in_flight: u32,
     max_flushes: u32,
-    /// Dies whose next GC victim waits for the journal to drain.
-    gc_deferred: Vec<bool>,
+    /// Dies whose GC reads wait for room in the journal.
+    gc_waiting: Vec<bool>,
+    /// Entries GC's released page reads will log when they are done, and host
+    /// writes admitted but not yet placed will (room they have taken already).
+    gc_in_flight: u64,
+    host_in_flight: u64,
+    /// GC entries released minus the GC share of host entries admitted (clamped):
+    /// below zero, GC is owed room; above, host writes are.
+    share: f64,
+    /// Next die to hand room to while several wait.
+    next_gc_die: usize,
+    /// GC units per host unit of each die's last user-data victim (`v / (U - v)`):
+    /// the GC share of the room a host write takes.
+    user_gc_ratio: Vec<f64>,
     /// Host writes waiting for room in the journal.
     waiters: VecDeque<u32>,
 }
@@ -184,7 +206,12 @@ impl MapState {
                 flushing: vec![false; place.segments as usize],
                 flushes_in_flight: 0,
                 max_flushes: cfg.dies().max(1),
-                gc_deferred: vec![false; cfg.dies() as usize],
+                gc_waiting: vec![false; cfg.dies() as usize],
+                gc_in_flight: 0,
+                host_in_flight: 0,
+                share: 0.0,
+                next_gc_die: 0,
+                user_gc_ratio: vec![0.0; cfg.dies() as usize],
                 waiters: VecDeque::new(),
             },
             map_base_lpn: host_units,
@@ -212,10 +239,17 @@ impl MapState {
         (first.max(base) - base, last.min(base + eps - 1) - base)
     }
 
-    /// Is the journal full (host writes wait)?
+    /// Room left in the journal once what is on its way is logged.
+    #[inline]
+    fn journal_room(&self) -> i64 {
+        let j = &self.journal;
+        j.capacity as i64 - (j.entries + j.gc_in_flight + j.host_in_flight) as i64
+    }
+
+    /// Is the journal full (host writes and GC reads wait for room)?
     #[inline]
     fn journal_full(&self) -> bool {
-        self.journal.entries >= self.journal.capacity
+        self.journal_room() <= 0
     }
 
     /// Should a flush start (three quarters full, and a flush slot free)?
@@ -470,7 +504,7 @@ impl Ssd {
                 }
             }
             if logged > 0 {
-                self.wake_journal_waiters();
+                self.share_journal_room();
             }
         }
         for &w in &waiters {
@@ -539,8 +573,15 @@ impl Ssd {
     }
 
     /// Start flushing the oldest logged segments while the journal is past three
-    /// quarters and flush slots are free.
+    /// quarters and flush slots are free; admit host writes the room lets in.
     fn flush_journal(&mut self) {
+        self.start_flushes();
+        if self.map.is_some() {
+            self.share_journal_room();
+        }
+    }
+
+    fn start_flushes(&mut self) {
         // Segments already on their way back keep their new entries for a later round.
         let mut skipped = 0usize;
         while self.map.as_ref().is_some_and(|m| m.wants_flush()) {
@@ -584,9 +625,6 @@ impl Ssd {
                 self.admit_write(cmd);
             }
         }
-        if self.map.is_some() {
-            self.wake_journal_waiters();
-        }
     }
 
     /// A journal in the HMB: read `logged` entries back (request up, lines down). The
@@ -604,7 +642,8 @@ impl Ssd {
         self.pcie.read_host(now, host_ns, bytes);
     }
 
-    /// A flushed segment is placed in its translation block: free the slot.
+    /// A flushed segment is placed in its translation block: free the slot and
+    /// start the next flushes (handing out the room they make).
     pub(super) fn map_flush_done(&mut self, offset: u64) {
         let ub = self.unit_bytes;
         let m = self.map();
@@ -612,31 +651,100 @@ impl Ssd {
         m.journal.flushing[seg as usize] = false;
         m.journal.flushes_in_flight -= 1;
         self.flush_journal();
-        let m = self.map();
-        if m.journal.entries < 2 * m.journal.capacity {
-            for die in 0..m.journal.gc_deferred.len() {
-                let m = self.map();
-                if std::mem::take(&mut m.journal.gc_deferred[die]) {
-                    self.maybe_start_gc(die as u32);
+    }
+
+    /// Room was made in the journal: hand it to waiting GC dies and host writes, in
+    /// the proportion GC's pace asks for while both wait.
+    fn share_journal_room(&mut self) {
+        loop {
+            let m = self.map.as_ref().expect("map cache in use");
+            if m.journal_full() {
+                return;
+            }
+            let j = &m.journal;
+            let dies = j.gc_waiting.len();
+            let mut waiting = (0..dies)
+                .map(|k| (j.next_gc_die + k) % dies)
+                .filter(|&d| j.gc_waiting[d]);
+            let gc_die = waiting.next();
+            let host = !j.waiters.is_empty();
+            let gc_first = !host || j.share <= 0.0;
+            match gc_die {
+                Some(die) if gc_first => {
+                    let j = &mut self.map().journal;
+                    j.gc_waiting[die] = false;
+                    j.next_gc_die = (die + 1) % dies;
+                    if self.release_gc(die as u32, false) {
+                        self.kick_die(die as u32);
+                    }
                 }
+                _ if host => {
+                    let cmd = self.map().journal.waiters.pop_front().expect("a waiter");
+                    self.journal_admit(cmd);
+                    self.admit_write_now(cmd);
+                }
+                _ => return,
             }
         }
     }
 
-    /// Should die `die` wait before collecting its next victim? GC's map updates
-    /// cannot wait for room in the journal (a victim's valid units are moved as
-    /// they are read), so a new victim is not started while the journal holds
-    /// twice its capacity, unless the die is down to its last free blocks (the
-    /// flushes' write-backs need a block: GC never waits there).
-    pub(super) fn journal_defers_gc(&mut self, die: u32) -> bool {
-        let free = self.ftl.free_blocks(die);
+    /// A host write takes its room in the journal; GC is owed its share of it.
+    fn journal_admit(&mut self, cmd: u32) {
+        let c = *self.cmds.get(cmd);
+        let (_, n) = self.unit_range(c.offset, c.len);
+        let m = self.map();
+        let j = &mut m.journal;
+        let dies = j.user_gc_ratio.len().max(1) as f64;
+        let ratio = j.user_gc_ratio.iter().sum::<f64>() / dies;
+        j.host_in_flight += n as u64;
+        j.share = (j.share - ratio * n as f64).max(-SHARE_BOUND);
+    }
+
+    /// Host units `n` admitted through the journal were placed: their entries are
+    /// logged now (by `map_update`), no longer on their way.
+    pub(super) fn journal_host_placed(&mut self, first: u32, n: u32) {
+        if let Some(m) = &mut self.map {
+            if (first as u64) < m.map_base_lpn {
+                let j = &mut m.journal;
+                j.host_in_flight = j.host_in_flight.saturating_sub(n as u64);
+            }
+        }
+    }
+
+    /// Must die `die` hold its next GC read until flushes make room in the journal?
+    /// (Not at the urgent floor of free blocks: then GC takes whatever it needs, as
+    /// the flushes' own write-backs and host writes need the blocks it frees.)
+    pub(super) fn journal_holds_gc(&mut self, die: u32, free_blocks: u32, urgent: u32) -> bool {
         match &mut self.map {
-            Some(m) if m.journal.entries >= 2 * m.journal.capacity && free > 2 => {
-                m.journal.gc_deferred[die as usize] = true;
-                m.c.gc_deferrals += 1;
+            Some(m) if free_blocks > urgent && m.journal_full() => {
+                if !std::mem::replace(&mut m.journal.gc_waiting[die as usize], true) {
+                    m.c.gc_deferrals += 1;
+                }
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Die `die` claimed a user-data victim with `valid` of its `upb` units valid.
+    pub(super) fn journal_user_victim(&mut self, die: u32, valid: u32, upb: u32) {
+        if let Some(m) = &mut self.map {
+            let valid = valid.min(upb - 1);
+            m.journal.user_gc_ratio[die as usize] = valid as f64 / (upb - valid) as f64;
+        }
+    }
+
+    /// GC released (`+`) or finished (`-`) a page read moving `units` valid units:
+    /// the room their map entries will take in the journal.
+    pub(super) fn journal_gc_reads(&mut self, units: u32, released: bool) {
+        if let Some(m) = &mut self.map {
+            let j = &mut m.journal;
+            if released {
+                j.gc_in_flight += units as u64;
+                j.share = (j.share + units as f64).min(SHARE_BOUND);
+            } else {
+                j.gc_in_flight = j.gc_in_flight.saturating_sub(units as u64);
+            }
         }
     }
 
@@ -645,29 +753,20 @@ impl Ssd {
         self.map.as_ref().is_some_and(|m| m.journal_full())
     }
 
-    /// Would a host write have to wait for room in the journal? (Queues it if so.)
+    /// Would a host write have to wait for room in the journal? (Queues it if so,
+    /// else takes its room.)
     pub(super) fn journal_holds(&mut self, cmd: u32) -> bool {
         match &mut self.map {
+            None => false,
             Some(m) if m.journal_full() || !m.journal.waiters.is_empty() => {
                 m.c.journal_waits += 1;
                 m.journal.waiters.push_back(cmd);
                 true
             }
-            _ => false,
-        }
-    }
-
-    /// Admit host writes that waited for room in the journal.
-    fn wake_journal_waiters(&mut self) {
-        loop {
-            let m = self.map();
-            if m.journal_full() {
-                return;
+            Some(_) => {
+                self.journal_admit(cmd);
+                false
             }
-            let Some(cmd) = m.journal.waiters.pop_front() else {
-                return;
-            };
-            self.admit_write_now(cmd);
         }
     }
 
