@@ -2,11 +2,13 @@
 
     python scripts/sweep_bench.py kill      # 200 points, SIGKILLed twice, resumed: 200 rows?
     python scripts/sweep_bench.py rate      # points/min: 1 and 2 threads, 2 processes, Dask
+    python scripts/sweep_bench.py rate --sim   # the same on a simulation-bound grid
     python scripts/sweep_bench.py reuse     # one prepared drive per group vs one per point
 
 Each figure is the median of --repeat runs on a fresh results directory. The grid is
 200 points on client-tlc-dram (full drive, one prepared drive shared by every point,
-2,000 I/Os per point), so a point is dominated by cloning the prepared drive.
+2,000 I/Os per point), so a point is dominated by cloning the prepared drive (copying
+its 1 GiB map: memory-bound); --sim gives a grid whose points are simulation-bound.
 """
 
 from __future__ import annotations
@@ -37,9 +39,23 @@ workload = { number_ios = 2000 }
 """
 
 
-def grid_file(tmp: Path) -> Path:
-    p = tmp / "grid200.toml"
-    p.write_text(GRID_200)
+# Simulation-bound: 48 points on tiny-test with 100,000 I/Os each (preparing and
+# cloning the 32 MiB drive is negligible).
+GRID_SIM = """\
+[base]
+device = "tiny-test"
+state = "full"
+workload = { rw = "randrw", bs = "4KiB", number_ios = 100000 }
+[axes]
+"workload.iodepth" = [1, 2, 4, 8, 16, 32]
+"set.nand.t_read" = ["40us", "60us"]
+seed = [1, 2, 3, 4]
+"""
+
+
+def grid_file(tmp: Path, text: str = GRID_200) -> Path:
+    p = tmp / "grid.toml"
+    p.write_text(text)
     return p
 
 
@@ -68,12 +84,14 @@ def cmd_kill(args) -> None:
         )
 
 
-def timed_sweep(grid, **kw) -> float:
+def timed_sweep(grid, frames=None, **kw) -> float:
     with tempfile.TemporaryDirectory() as out:
         t0 = time.monotonic()
         df = ssdlab.sweep(grid, out=out, progress=False, **kw)
         dt = time.monotonic() - t0
     assert len(df) and set(df["status"]) == {"ok"}, df["error"].dropna().head()
+    if frames is not None:
+        frames.append(df)
     return len(df) / dt * 60
 
 
@@ -81,7 +99,7 @@ def cmd_rate(args) -> None:
     from ssdlab.sweep.engine import process_pool
 
     with tempfile.TemporaryDirectory() as tmp:
-        grid = grid_file(Path(tmp))
+        grid = grid_file(Path(tmp), GRID_SIM if args.sim else GRID_200)
         cases = {
             "1 thread": lambda: timed_sweep(grid, workers=1),
             "2 threads": lambda: timed_sweep(grid, workers=2),
@@ -118,13 +136,19 @@ def cmd_rate(args) -> None:
 def cmd_reuse(args) -> None:
     grid = {
         "base": {"device": "client-tlc-dram", "state": "full", "workload": {"number_ios": 2000}},
-        "axes": {"workload.iodepth": [1, 2, 4, 8, 16, 32, 64, 128]},
+        "axes": {
+            "workload.iodepth": [1, 2, 4, 8, 16, 32, 64, 128],
+            "workload.rw": ["randread", "randwrite"],
+        },
     }
     for reuse in (False, True):
-        rates = [timed_sweep(grid, workers=2, reuse_prep=reuse) for _ in range(args.repeat)]
+        frames = []
+        rates = [timed_sweep(grid, frames, workers=2, reuse_prep=reuse) for _ in range(args.repeat)]
+        prep = statistics.median(t for df in frames for t in df["prep_wall_time_s"])
         print(
             f"reuse_prep={reuse!s:5s} {statistics.median(rates):7.1f} points/min  "
-            f"(runs: {', '.join(f'{r:.1f}' for r in rates)})",
+            f"(runs: {', '.join(f'{r:.1f}' for r in rates)}); "
+            f"median drive preparation per point {prep:.3f} s",
             flush=True,
         )
 
@@ -135,6 +159,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--case", action="append")
+    ap.add_argument("--sim", action="store_true", help="rate: the simulation-bound grid")
     args = ap.parse_args()
     print(
         f"# {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "

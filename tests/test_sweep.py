@@ -195,3 +195,34 @@ def test_cli_sweep_query_and_errors(tmp_path):
     assert r.returncode == 2 and "no sweep results" in r.stderr
     r = _cli("sweep", "missing.toml", cwd=tmp_path)
     assert r.returncode == 2 and "'missing.toml' is not a grid file" in r.stderr
+
+
+def test_chunks_hold_one_prepared_drive_each():
+    from ssdlab.sweep.engine import make_chunks, resolve_points
+
+    jobs = resolve_points(expand(SMALL_GRID))  # 2 t_read values: 2 prepared drives
+    assert len({j["prep_key"] for j in jobs}) == 2
+    chunks = make_chunks(jobs, workers=2)
+    by_id = {j["run_id"]: j["prep_key"] for j in jobs}
+    assert all({by_id[i["run_id"]] for i in items} == {key} for key, items in chunks)
+    assert sorted(i["run_id"] for _, items in chunks for i in items) == sorted(by_id)
+    # One group and four workers: the group is cut so that every worker has a chunk.
+    one = [j for j in jobs if j["prep_key"] == jobs[0]["prep_key"]]
+    assert len(make_chunks(one, workers=4)) == len(one)
+
+
+def test_progress_line():
+    import io
+
+    from ssdlab.sweep.progress import Progress
+
+    s = io.StringIO()
+    bar = Progress(total=10, done=2, enabled=True, stream=s)
+    bar.advance()
+    bar.advance(failed=True)
+    line = bar.line()
+    assert line.startswith("sweep [") and "4/10 done, 1 failed" in line
+    assert "points/min" in line and "ETA" in line
+    quiet = io.StringIO()
+    Progress(total=3, enabled=False, stream=quiet).advance()
+    assert quiet.getvalue() == ""

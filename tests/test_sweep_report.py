@@ -41,9 +41,7 @@ def _chromium():
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(
-    not _chromium(), reason="chromium is not installed (apt-get install chromium)"
-)
+@pytest.mark.skipif(not _chromium(), reason="chromium is not installed (apt-get install chromium)")
 def test_report_renders_plots_in_headless_chromium(report, tmp_path):
     image = pytest.importorskip("PIL.Image")
     shot = tmp_path / "shot.png"

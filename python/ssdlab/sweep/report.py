@@ -25,7 +25,16 @@ PARAM_PREFIXES = ("set.", "workload.")
 PARAM_NAMES = ("device", "state", "seed")
 META = ("run_id", "status", "error", "ssdlab_version")
 METRIC_PREFIXES = ("read_", "write_", "trim_", "stats.", "prep.")
-METRIC_NAMES = ("waf", "measured_waf", "sim_time_ns", "wall_time_s", "events", "queues")
+METRIC_NAMES = (
+    "waf",
+    "measured_waf",
+    "sim_time_ns",
+    "wall_time_s",
+    "prep_wall_time_s",
+    "sim_wall_time_s",
+    "events",
+    "queues",
+)
 KEY_METRICS = (
     "read_iops",
     "write_iops",

@@ -36,10 +36,10 @@ class Store:
     """The Parquet dataset of one sweep directory."""
 
     def __init__(self, out: str | os.PathLike):
+        need("pyarrow", "writing sweep results")
         self.root = Path(out)
         self.runs = self.root / "runs"
         self.runs.mkdir(parents=True, exist_ok=True)
-        need("pyarrow", "writing sweep results")
         self._remove_stale_temporaries()
 
     def files(self) -> list[Path]:

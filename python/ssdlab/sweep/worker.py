@@ -94,7 +94,14 @@ def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:
     ftl = dev.get("ftl") or {}
     row["waf"] = ftl.get("waf")
     row["measured_waf"] = (ftl.get("measured") or {}).get("waf")
-    for key in ("sim_time_ns", "wall_time_s", "events", "queues"):
+    for key in (
+        "sim_time_ns",
+        "wall_time_s",
+        "prep_wall_time_s",
+        "sim_wall_time_s",
+        "events",
+        "queues",
+    ):
         row[key] = d.get(key)
     flatten(dev, "stats", row)
     flatten(d.get("prep") or {}, "prep", row)
