@@ -226,3 +226,28 @@ def test_progress_line():
     quiet = io.StringIO()
     Progress(total=3, enabled=False, stream=quiet).advance()
     assert quiet.getvalue() == ""
+
+
+def test_missing_dependency_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.sweep(SMALL_GRID)
+    assert "needs the 'pandas' package: pip install 'ssdlab[sweep]'" in str(e.value)
+
+
+def test_device_file_beside_the_grid_and_device_axis(tmp_path):
+    sub = tmp_path / "grids"
+    sub.mkdir()
+    text = ssdlab.preset_toml("tiny-test").replace('t_read = "50us"', 't_read = "80us"')
+    (sub / "slow.toml").write_text(text.replace('name = "tiny-test"', 'name = "slow-tiny"'))
+    (sub / "g.toml").write_text(
+        "repeats = 2\n[base]\nworkload = { number_ios = 500 }\n"
+        '[axes]\ndevice = ["slow.toml", "tiny-test"]\n'
+    )
+    df = ssdlab.sweep(sub / "g.toml")
+    assert len(df) == 4 and set(df["seed"]) == {1, 2}
+    assert set(df["config.name"]) == {"slow-tiny", "tiny-test"}
+    slow = df[df["config.name"] == "slow-tiny"].sort_values("seed")
+    fast = df[df["config.name"] == "tiny-test"].sort_values("seed")
+    assert set(slow["device"]) == {str(sub / "slow.toml")}
+    assert (slow["read_iops"].values < fast["read_iops"].values).all()

@@ -50,6 +50,7 @@ def load_grid(grid: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
         if not path.is_file():
             raise ConfigError(f"grid: '{path}' is not a file")
         data, where = _read_toml(path), str(path)
+        data = _device_paths_from(data, path.parent)
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
         raise ConfigError(
@@ -93,6 +94,24 @@ def load_grid(grid: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     if repeats > 1 and "seed" in names:
         raise ConfigError(f"{where}: repeats and a seed axis both set the seed; use one of them")
     return {"base": dict(base), "axes": groups[0], "zip": groups[1:], "repeats": repeats}
+
+
+def _device_paths_from(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Device files named in a grid file are found beside it (as well as from the cwd)."""
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, str) and v.endswith((".toml", ".json")) and not Path(v).is_absolute():
+            beside = folder / v
+            if beside.is_file() and not Path(v).is_file():
+                return str(beside)
+        return v
+
+    base, axes = data.get("base"), data.get("axes")
+    if isinstance(base, dict) and "device" in base:
+        base["device"] = fix(base["device"])
+    if isinstance(axes, dict) and isinstance(axes.get("device"), list):
+        axes["device"] = [fix(v) for v in axes["device"]]
+    return data
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -17,7 +17,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-PIP_HINT = "pip install 'ssdlab[sweep]'  (or: pip install pyarrow pandas duckdb)"
+PIP_HINT = (
+    "pip install 'ssdlab[sweep]' (in a source tree: pip install '.[sweep]'; "
+    "or: pip install pyarrow pandas duckdb)"
+)
 
 
 def need(module: str, what: str):
