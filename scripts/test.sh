@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
+echo "== chromium (renders the sweep report in a test) =="
+command -v chromium || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
 echo "== install (builds the Rust extension with maturin) =="
 "$PY" -m pip install --quiet ".[test]" "ruff==0.17.6"
 

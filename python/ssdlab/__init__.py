@@ -20,6 +20,8 @@ from ssdlab.api import (
     validate_workload,
 )
 from ssdlab.report import Report
+from ssdlab.sweep import run_points as sweep_points
+from ssdlab.sweep import sweep, sweep_results
 from ssdlab.trace import replay, trace_stats, trace_workload
 from ssdlab.workloads import WORKLOADS, named_workload
 
@@ -37,6 +39,9 @@ __all__ = [
     "replay",
     "run",
     "run_many",
+    "sweep",
+    "sweep_points",
+    "sweep_results",
     "trace_stats",
     "trace_workload",
     "validate",

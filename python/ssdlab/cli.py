@@ -231,6 +231,7 @@ EXTRA_COMMAND_MODULES: list[str] = [
     "ssdlab.fio.cli",
     "ssdlab.trace",
     "ssdlab.probe.cli",
+    "ssdlab.sweep.cli",
 ]
 _EXTRA_COMMANDS: list = []
 

@@ -1,0 +1,147 @@
+"""``ssdlab sweep``: run a grid, query its results with SQL, or write its HTML report.
+
+ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler ADDR]
+ssdlab sweep query DIR "SQL"          (DuckDB; the table is ``runs``; prints CSV)
+ssdlab sweep report DIR [--out FILE]  (one self-contained HTML page)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from ssdlab.cli import UsageError
+
+USAGE = """\
+ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler tcp://HOST:PORT]
+                       [--retry-failed] [--no-reuse-prep] [-q]
+ssdlab sweep query DIR "SQL"
+ssdlab sweep report DIR [--out FILE.html]"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run a grid of runs (resumable, Parquet results); query or report them",
+        usage=USAGE,
+        description="GRID.toml: run every point of a grid (docs/sweeps.md); "
+        "query: SQL over a results directory (table 'runs'), printed as CSV; "
+        "report: an HTML page of every metric against every axis.",
+    )
+    p.add_argument("target", metavar="GRID.toml|query|report", help="a grid file, or a verb")
+    p.add_argument("rest", nargs="*", metavar="ARG", help="query: DIR SQL; report: DIR")
+    p.add_argument(
+        "--out",
+        help="results directory (default out/sweep-GRIDNAME); "
+        "for report: the HTML file (default DIR/report.html)",
+    )
+    p.add_argument("--workers", type=int, help="local workers (default: every core)")
+    p.add_argument(
+        "--processes", action="store_true", help="local worker processes instead of threads"
+    )
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a running Dask scheduler")
+    p.add_argument(
+        "--retry-failed", action="store_true", help="run points that failed before again"
+    )
+    p.add_argument(
+        "--no-reuse-prep",
+        action="store_true",
+        help="prepare the drive for every point (default: once per device, state and seed)",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    if args.target == "query":
+        if len(args.rest) != 2:
+            raise UsageError(
+                'sweep query: expected DIR and "SQL", e.g. '
+                'ssdlab sweep query out/sweep-x "SELECT count(*) FROM runs"'
+            )
+        return _query(*args.rest)
+    if args.target == "report":
+        if len(args.rest) != 1:
+            raise UsageError("sweep report: expected one results directory")
+        from ssdlab.sweep.report import write_report
+
+        path = write_report(args.rest[0], args.out)
+        if not args.quiet:
+            print(path)
+        return 0
+    if args.rest:
+        raise UsageError(f"sweep: unexpected argument(s) {' '.join(args.rest)} after the grid")
+    return _run_grid(args)
+
+
+def _query(out: str, sql: str) -> int:
+    from ssdlab.sweep.store import query
+
+    try:
+        con, cur = query(out, sql)
+    except Exception as e:
+        if type(e).__module__.startswith("duckdb") or "duckdb" in type(e).__module__:
+            raise UsageError(f"sweep query: {e}") from None
+        raise
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    if cur.description:
+        w.writerow([d[0] for d in cur.description])
+        for row in cur.fetchall():
+            w.writerow(row)
+    con.close()
+    return 0
+
+
+def _run_grid(args: argparse.Namespace) -> int:
+    from ssdlab.sweep.engine import run_points
+    from ssdlab.sweep.grid import expand
+
+    grid = Path(args.target)
+    if not grid.is_file():
+        raise UsageError(f"sweep: '{grid}' is not a grid file (nor query/report)")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: '{args.workers}' must be a positive integer")
+    if args.scheduler and args.processes:
+        raise UsageError("--scheduler and --processes: choose one executor")
+    points = expand(grid)
+    out = args.out or f"out/sweep-{grid.stem}"
+    executor, close = _executor(args)
+    try:
+        df = run_points(
+            points,
+            out,
+            executor=executor,
+            workers=args.workers,
+            retry_failed=args.retry_failed,
+            reuse_prep=not args.no_reuse_prep,
+            progress=False if args.quiet else None,
+        )
+    finally:
+        close()
+    failed = int((df["status"] != "ok").sum())
+    if not args.quiet:
+        print(f"{len(df)} points: {len(df) - failed} ok, {failed} failed -> {out}")
+        for err in df.loc[df["status"] != "ok", "error"].head(3):
+            print(f"  failed: {err}")
+    return 1 if failed else 0
+
+
+def _executor(args: argparse.Namespace):
+    if args.scheduler:
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise UsageError("--scheduler needs Dask: pip install 'ssdlab[dask]'") from None
+        try:
+            client = Client(args.scheduler, timeout="20s")
+        except OSError as e:
+            raise UsageError(f"--scheduler: cannot connect to {args.scheduler}: {e}") from None
+        return client.get_executor(), client.close
+    if args.processes:
+        from ssdlab.sweep.engine import process_pool
+
+        pool = process_pool(args.workers)
+        return pool, lambda: pool.shutdown(wait=True, cancel_futures=True)
+    return None, lambda: None

@@ -1,0 +1,266 @@
+"""The sweep engine: validate every point, skip finished ones, run the rest on an executor.
+
+``run_points(points, out)`` is the engine every grid and study runs on: points are the
+keyword arguments of :func:`ssdlab.run` (plus ``params``, extra columns for the row).
+Every point is resolved by the core before the first run (a bad point stops the sweep
+with ``ssdlab run``'s error, naming the point). A point's key, ``run_id``, is a hash of
+the resolved device, resolved workload, state, seed and ssdlab version: a point whose
+file exists in ``out`` is not run again (a failed one only with ``retry_failed``).
+
+Points sharing a prepared drive (same resolved device, state, seed and LBA area) are
+grouped and cut into chunks, submitted group by group, so each worker prepares a drive
+once and clones it for the group's other points. Any ``concurrent.futures.Executor``
+runs the chunks (a thread pool by default; a Dask client's ``get_executor()``; a
+process pool; submitit's or dask-jobqueue's through Dask). Rows come back to this
+process, which writes them (so workers need no shared file system).
+
+Simplifications: results are written when a chunk finishes, so a kill loses at most the
+chunks in flight (they are rerun); chunks of one group are capped at ``MAX_CHUNK``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from typing import Any
+
+from ssdlab import _core, api
+from ssdlab.api import ConfigError
+from ssdlab.sweep.progress import Progress
+from ssdlab.sweep.store import Store, need
+from ssdlab.sweep.worker import flatten, run_chunk
+
+POINT_KEYS = ("device", "workload", "state", "seed", "set", "queues", "params")
+MAX_CHUNK = 8
+
+
+def run_points(
+    points: Iterable[Mapping[str, Any]],
+    out: str | os.PathLike | None = None,
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    retry_failed: bool = False,
+    reuse_prep: bool = True,
+    progress: bool | None = None,
+):
+    """Run ``points`` and return their rows as a pandas DataFrame (in the points' order).
+
+    ``out`` is the results directory (Parquet files under ``out/runs``; runs already
+    there are not repeated); ``None`` uses a temporary directory. ``executor`` is any
+    ``concurrent.futures.Executor``; ``None`` runs on a pool of ``workers`` threads
+    (default: every core). ``progress``: a bar on stderr (default: when it is a TTY).
+    """
+    need("pandas", "a sweep")
+    jobs = resolve_points(points)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="ssdlab-sweep-") as tmp:
+            return _run(jobs, tmp, executor, workers, retry_failed, reuse_prep, progress)
+    return _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress)
+
+
+def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
+    store = Store(out)
+    done = store.statuses()
+    todo = [
+        j
+        for j in jobs
+        if j["run_id"] not in done or (retry_failed and done[j["run_id"]] == "failed")
+    ]
+    n_workers = workers or _executor_workers(executor) or os.cpu_count() or 1
+    chunks = make_chunks(todo, n_workers)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
+    own = executor is None
+    pool = executor or ThreadPoolExecutor(max_workers=n_workers)
+    try:
+        futures = [pool.submit(run_chunk, key, items, reuse_prep) for key, items in chunks]
+        for fut in as_completed(futures):
+            for row in fut.result():
+                store.write(row)
+                bar.advance(failed=row["status"] != "ok")
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
+            if reuse_prep:
+                api.clear_prepared()
+        bar.close()
+    table = store.table()
+    df = table.to_pandas()
+    order = {j["run_id"]: i for i, j in enumerate(jobs)}
+    df = df[df["run_id"].isin(order)]
+    df = df.assign(_order=df["run_id"].map(order)).sort_values("_order")
+    return df.drop(columns="_order").reset_index(drop=True)
+
+
+def _executor_workers(executor: Executor | None) -> int | None:
+    """How many chunks the executor runs at once, where it says."""
+    if executor is None:
+        return None
+    client = getattr(executor, "_client", None)  # dask.distributed's ClientExecutor
+    if client is not None:
+        try:
+            return sum(client.nthreads().values()) or None
+        except Exception:
+            return None
+    n = getattr(executor, "_max_workers", None)
+    return n if isinstance(n, int) and n > 0 else None
+
+
+def make_chunks(jobs: list[dict], workers: int) -> list[tuple[str, list[dict]]]:
+    """Jobs grouped by prepared drive, each group cut so that all workers have work."""
+    groups: dict[str, list[dict]] = {}
+    for j in jobs:
+        groups.setdefault(j["prep_key"], []).append(j)
+    if not groups:
+        return []
+    per_group = max(1, math.ceil(workers / len(groups)))
+    chunks = []
+    for key, items in groups.items():
+        size = max(1, min(MAX_CHUNK, math.ceil(len(items) / per_group)))
+        for i in range(0, len(items), size):
+            chunk = [
+                {"run_id": j["run_id"], "kwargs": j["kwargs"], "params": j["params"]}
+                for j in items[i : i + size]
+            ]
+            chunks.append((key, chunk))
+    return chunks
+
+
+def resolve_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Check every point through the core; each job: run_id, prep_key, kwargs, params.
+
+    Points that resolve to the same run (same run_id) are run once.
+    """
+    jobs, seen = [], set()
+    devices: dict[str, dict] = {}
+    for i, point in enumerate(points):
+        if not isinstance(point, Mapping):
+            raise ConfigError(f"point {i}: expected a dict of run() arguments, got {point!r}")
+        try:
+            job = _resolve(point, devices)
+        except ConfigError as e:
+            raise ConfigError(f"point {i} ({_describe(point)}): {e}") from None
+        if job["run_id"] not in seen:
+            seen.add(job["run_id"])
+            jobs.append(job)
+    return jobs
+
+
+def _describe(point: Mapping[str, Any]) -> str:
+    params = point.get("params") or {}
+    if params:
+        return ", ".join(f"{k}={v}" for k, v in params.items())
+    return ", ".join(f"{k}={point[k]}" for k in ("device", "state", "seed") if k in point)
+
+
+def _resolve(point: Mapping[str, Any], devices: dict[str, dict]) -> dict[str, Any]:
+    bad = sorted(set(point) - set(POINT_KEYS))
+    if bad:
+        raise ConfigError(f"unknown key(s) {', '.join(bad)} (allowed: {', '.join(POINT_KEYS)})")
+    device = point.get("device", api.DEFAULT_DEVICE)
+    overrides = point.get("set") or {}
+    state = api._check_state(point.get("state", "full"))
+    seed = point.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    dev_key = json.dumps([str(device), api._overrides(overrides)], default=str)
+    if isinstance(device, Mapping):
+        dev_key = json.dumps([device, api._overrides(overrides)], sort_keys=True, default=str)
+    if dev_key not in devices:
+        devices[dev_key] = api.validate(device, set=overrides)
+    config = devices[dev_key]
+    workload = point.get("workload")
+    if isinstance(workload, str):
+        from ssdlab.workloads import named_workload
+
+        workload = named_workload(workload)
+    if point.get("queues") is not None:
+        workload = api._with_queues(workload, point["queues"])
+    resolved_wl = _resolve_workload(workload, config["capacity_bytes"])
+    version = _core.__version__
+    ident = json.dumps(
+        {"device": config, "workload": resolved_wl, "state": state, "seed": seed, "v": version},
+        sort_keys=True,
+    )
+    run_id = hashlib.sha256(ident.encode()).hexdigest()[:20]
+    area = [resolved_wl.get("offset"), resolved_wl.get("size")]
+    prep_key = hashlib.sha256(
+        json.dumps([config, state, seed, area], sort_keys=True).encode()
+    ).hexdigest()[:20]
+    params: dict[str, Any] = {
+        "device": device if isinstance(device, str) else config.get("name"),
+        "state": state,
+        "seed": seed,
+    }
+    for k, v in overrides.items():
+        params[f"set.{k}"] = api._value_text(v)
+    for k, v in (point.get("params") or {}).items():
+        params[k] = api._value_text(v) if k.startswith("set.") else v
+    flatten(resolved_wl, "workload", params)
+    flatten(config, "config", params)
+    kwargs = {
+        "device": device if not isinstance(device, os.PathLike) else os.fspath(device),
+        "workload": workload,
+        "state": state,
+        "seed": seed,
+        "set": dict(overrides),
+    }
+    return {"run_id": run_id, "prep_key": prep_key, "kwargs": kwargs, "params": params}
+
+
+def _resolve_workload(workload: Any, capacity: int) -> dict[str, Any]:
+    if workload is None:
+        return json.loads(_core.validate_workload("{}", [], capacity))
+    if not isinstance(workload, Mapping):
+        raise ConfigError(
+            "workload: expected a dict of fio options or a workload name, "
+            f"got {type(workload).__name__}"
+        )
+    if "jobs" in workload or any(isinstance(v, Mapping) for v in workload.values()):
+        text = json.dumps(api._drop_none(workload))
+        return json.loads(_core.validate_workload(text, [], capacity))
+    return json.loads(_core.validate_workload("{}", api._workload_args(workload), capacity))
+
+
+def sweep(
+    grid,
+    executor: Executor | None = None,
+    *,
+    out: str | os.PathLike | None = None,
+    workers: int | None = None,
+    retry_failed: bool = False,
+    reuse_prep: bool = True,
+    progress: bool | None = None,
+):
+    """Run a grid (a TOML file or a dict: base, axes, zip, repeats) and return the
+    DataFrame of its runs, one row per point. See docs/sweeps.md."""
+    from ssdlab.sweep.grid import expand
+
+    return run_points(
+        expand(grid),
+        out,
+        executor=executor,
+        workers=workers,
+        retry_failed=retry_failed,
+        reuse_prep=reuse_prep,
+        progress=progress,
+    )
+
+
+def process_pool(workers: int | None = None) -> Executor:
+    """A local pool of worker processes (spawned: safe beside threads), one per core."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=workers or os.cpu_count() or 1,
+        mp_context=multiprocessing.get_context("spawn"),
+    )

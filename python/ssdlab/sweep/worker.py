@@ -1,0 +1,121 @@
+"""What runs on a sweep worker: a chunk of points, one result row per point.
+
+A chunk holds points that share a prepared drive (device, state, seed, area); they run
+one after another with ``reuse_prep``, so the drive is prepared once per worker process
+and cloned for each point. The core keeps one prepared drive per process, so threads of
+one process (a thread pool, a Dask worker with several threads) take turns by key: any
+number of threads may run chunks of the drive that is cached, a chunk of another drive
+waits until they finish, instead of each evicting the other's drive.
+
+A row holds the point's parameters (given by the driver, with the resolved device
+``config.*`` and workload ``workload.*``), the metrics and the device counters
+(``stats.*``, ``prep.*``), all flattened to dotted column names. A point that raises
+is a row with ``status = "failed"`` and its ``error``; the chunk goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+DIRECTIONS = ("read", "write", "trim")
+
+
+class _KeyTurns:
+    """Threads holding the same key run together; another key waits for them."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._key: str | None = None
+        self._holders = 0
+
+    def acquire(self, key: str) -> None:
+        with self._cond:
+            while self._holders and self._key != key:
+                self._cond.wait()
+            self._key = key
+            self._holders += 1
+
+    def release(self) -> None:
+        with self._cond:
+            self._holders -= 1
+            if not self._holders:
+                self._cond.notify_all()
+
+
+_TURNS = _KeyTurns()
+
+
+def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> list[dict]:
+    """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item."""
+    from ssdlab import __version__
+
+    rows = []
+    if reuse_prep:
+        _TURNS.acquire(prep_key)
+    try:
+        for item in items:
+            row: dict[str, Any] = {"run_id": item["run_id"], "ssdlab_version": __version__}
+            row.update(item["params"])
+            t0 = time.perf_counter()
+            try:
+                from ssdlab import api
+
+                report = api.run(**item["kwargs"], reuse_prep=reuse_prep)
+            except Exception as e:  # recorded with the point, not raised
+                row.update(status="failed", error=f"{type(e).__name__}: {e}")
+                row["wall_time_s"] = time.perf_counter() - t0
+            else:
+                row.update(status="ok", error=None)
+                row.update(report_columns(report.to_dict()))
+            rows.append(row)
+    finally:
+        if reuse_prep:
+            _TURNS.release()
+    return rows
+
+
+def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A report flattened to one row: metrics, device counters, preparation."""
+    row: dict[str, Any] = {}
+    for direction in DIRECTIONS:
+        s = d.get(direction) or {}
+        lat = s.get("lat_ns") or {}
+        for key in ("iops", "bw_bytes", "io_bytes", "total_ios"):
+            row[f"{direction}_{key}"] = s.get(key)
+        for key in ("mean", "min", "max", "stddev"):
+            row[f"{direction}_lat_{key}_ns"] = lat.get(key)
+        for p, v in (lat.get("percentile") or {}).items():
+            row[f"{direction}_lat_p{float(p):g}_ns".replace(".", "_")] = v
+    dev = d.get("device") or {}
+    ftl = dev.get("ftl") or {}
+    row["waf"] = ftl.get("waf")
+    row["measured_waf"] = (ftl.get("measured") or {}).get("waf")
+    for key in (
+        "sim_time_ns",
+        "wall_time_s",
+        "prep_wall_time_s",
+        "sim_wall_time_s",
+        "events",
+        "queues",
+    ):
+        row[key] = d.get(key)
+    flatten(dev, "stats", row)
+    flatten(d.get("prep") or {}, "prep", row)
+    return row
+
+
+def flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    """Nested dicts to dotted keys; lists are kept as JSON text (one column each)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            flatten(v, f"{prefix}.{k}", out)
+    elif isinstance(value, (list, tuple)):
+        out[prefix] = json.dumps(value)
+    elif isinstance(value, bool) or value is None or isinstance(value, (int, float, str)):
+        out[prefix] = value
+    else:
+        out[prefix] = str(value)
