@@ -53,6 +53,13 @@ NUMBER_IOS = {
     seed.RW_T16: 3_125,
 }
 QUICK_DIVISOR = 4
+# Aged random writes run for simulated time instead, measured after a ramp: a DRAM-less
+# drive's rate there is set by its map journal's flushes against GC's relocations, which
+# settle only after the journal has filled and the dies' GC cycles have turned over (a
+# 50,000-write run ends within the first 1.3 s, before that: HMB and DRAM within 1 %,
+# while 30 s runs measured after 10 s give DRAM +183 %; docs/seed000.md).
+AGED_RANDOM_WRITE = {"runtime": "20s", "ramp_time": "10s"}
+AGED_RANDOM_WRITE_QUICK = {"runtime": "6s", "ramp_time": "3s"}
 QUICK_QUEUES = ("1", "max")
 QUICK_DENSITIES = ("low",)
 
@@ -71,6 +78,13 @@ class Matrix:
     seed: int = 1
     # LBA span of every test (fio's size); None: the whole drive.
     span: str | None = None
+
+    def timed(self, state: str, workload: str) -> dict | None:
+        """fio time options of a point that runs for simulated time (aged random
+        writes), or None for a point that runs a number of I/Os."""
+        if self.number_ios or state != "aging" or workload not in (seed.RW_T1, seed.RW_T16):
+            return None
+        return dict(AGED_RANDOM_WRITE_QUICK if self.quick else AGED_RANDOM_WRITE)
 
     def ios(self, workload: str) -> int:
         if self.number_ios:
@@ -222,7 +236,13 @@ def state_for(state: str, workload: str) -> str:
 
 def point_run(device: str, state: str, workload: str, n_queues: int, m: Matrix, **extra) -> dict:
     """run_many() arguments of one point."""
-    wl = dict(NAMED[workload], number_ios=m.ios(workload))
+    wl = dict(NAMED[workload])
+    timed = m.timed(state, workload)
+    if timed:
+        del wl["number_ios"]  # the run ends at its runtime
+        wl.update(timed)
+    else:
+        wl["number_ios"] = m.ios(workload)
     wl["queue_policy"] = "round-robin"
     if m.span is not None:
         wl["size"] = m.span
@@ -241,7 +261,14 @@ def ios_line(m: Matrix) -> str:
     per = ", ".join(f"{wl} {m.ios(wl):,}" for wl in m.workloads)
     how = f" (quick: 1/{QUICK_DIVISOR} of the full run)" if m.quick and not m.number_ios else ""
     span = f"the first {m.span} of the drive" if m.span else "the whole drive"
-    return f"I/Os per job{how}: {per}. LBA span: {span}."
+    aged = m.timed("aging", seed.RW_T1)
+    timed = (
+        f" Aged random writes: {aged['runtime']} of simulated time, measured after a "
+        f"{aged['ramp_time']} ramp."
+        if aged and any(wl in (seed.RW_T1, seed.RW_T16) for wl in m.workloads)
+        else ""
+    )
+    return f"I/Os per job{how}: {per}.{timed} LBA span: {span}."
 
 
 def is_seq(workload: str) -> bool:
