@@ -33,8 +33,8 @@ FIO_FLAGS = [
     ("size", "length of the LBA span, e.g. 1GiB"),
     ("number_ios", "I/Os per job before it stops"),
     ("io_size", "bytes per job before it stops"),
-    ("runtime", "simulated time limit, e.g. 100ms"),
-    ("ramp_time", "simulated warm-up excluded from statistics, e.g. 10ms"),
+    ("runtime", "simulated time limit; a bare number is seconds (as in fio), e.g. 30, 100ms"),
+    ("ramp_time", "simulated warm-up excluded from statistics (bare number: seconds), e.g. 10ms"),
 ]
 
 DEFAULT_WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 200_000}
@@ -60,6 +60,12 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def print_warnings(doc) -> None:
+    """Print a report's or a resolved config's plausibility warnings on stderr."""
+    for w in doc.get("warnings") or []:
+        print(f"ssdlab: warning: {w}", file=sys.stderr)
 
 
 def _load_workload_arg(value: str) -> dict:
@@ -117,6 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         verify=args.verify,
         progress=not args.quiet and sys.stderr.isatty(),
     )
+    print_warnings(report)
     if args.json == "-":
         print(report.to_json())
     else:
@@ -159,6 +166,7 @@ def cmd_workloads(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     cfg = api.validate(args.file, set=args.set)
+    print_warnings(cfg)
     if args.workload:
         api.validate_workload(_load_workload_arg(args.workload), cfg["capacity_bytes"])
     print(f"{args.file}: ok ({cfg['name']}, {cfg['capacity_bytes'] / 1e9:.1f} GB user capacity)")

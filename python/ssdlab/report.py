@@ -185,6 +185,7 @@ class Report:
             f"  simulated {d.get('sim_time_ns', 0) / 1e6:,.3f} ms"
             f" in {d.get('wall_time_s', 0):.2f} s wall ({d.get('events', 0):,} events)"
         )
+        lines.extend(f"  warning: {w}" for w in d.get("warnings") or [])
         return "\n".join(lines)
 
     def __repr__(self) -> str:

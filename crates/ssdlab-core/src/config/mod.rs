@@ -8,6 +8,7 @@
 mod device;
 pub mod memory;
 mod placement;
+mod plausible;
 pub mod presets;
 pub mod scheduling;
 pub mod units;
@@ -307,6 +308,63 @@ mod tests {
         .to_string();
         assert!(e.contains("nand.t_erase"), "{e}");
         assert!(e.contains("unknown time unit"), "{e}");
+    }
+
+    #[test]
+    fn device_timings_and_sizes_need_units() {
+        for (ov, field) in [
+            ("nand.t_read=60", "nand.t_read"),
+            ("nand.t_read=[50, 70, 90]", "nand.t_read"),
+            ("nand.t_erase=3000", "nand.t_erase"),
+            ("nand.page_size=16384", "nand.page_size"),
+        ] {
+            let e = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[ov.into()])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(field) && e.contains("no unit"), "{ov}: {e}");
+        }
+        // 0 needs no unit.
+        assert!(load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["controller.buffer_read=0".into()]
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn implausible_values_warn_and_presets_do_not() {
+        for name in presets::DEVICE_NAMES {
+            let d = load_device(&DeviceSpec::Preset(name.to_string()), &[]).unwrap();
+            assert!(d.warnings().is_empty(), "{name}: {:?}", d.warnings());
+        }
+        let d = load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["nand.t_read=60ns".into()],
+        )
+        .unwrap();
+        let w = d.warnings().join("\n");
+        assert!(w.contains("nand.t_read") && w.contains("TLC"), "{w}");
+        assert!(w.contains("did you mean 60us"), "{w}");
+        let d = load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["nand.t_read=250us".into()],
+        )
+        .unwrap();
+        assert!(d.warnings().join(" ").contains("nand.t_read"));
+    }
+
+    #[test]
+    fn fio_times_default_to_seconds() {
+        let cap = 1 << 30;
+        let w = load_workload(r#"{"runtime": 1, "ramp_time": "0.5"}"#, &[], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 1_000_000_000);
+        assert_eq!(w.ramp_time.ns(), 500_000_000);
+        let w = load_workload("{}", &["runtime=1".into(), "thinktime=10".into()], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 1_000_000_000);
+        assert_eq!(w.thinktime.ns(), 10_000);
+        let w = load_workload(r#"{"runtime": "250ms", "bs": 8192}"#, &[], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 250_000_000);
+        assert_eq!(w.bs.bytes(), 8192);
     }
 
     #[test]
