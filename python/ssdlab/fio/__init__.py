@@ -26,8 +26,11 @@ __all__ = [
 ]
 
 
-def load_jobfile(path: str | os.PathLike, max_ios: int | None = 200_000) -> JobFile:
-    """Parse and resolve a job file (raises JobFileError, or Unsupported with a reason)."""
+def load_jobfile(path: str | os.PathLike, max_ios: int | str | None = "default") -> JobFile:
+    """Parse and resolve a job file (raises JobFileError, or Unsupported with a reason).
+
+    ``max_ios="default"`` caps only jobs bounded by their size (200,000 I/Os; a job
+    with a runtime runs its simulated time); a number caps every job; None, none."""
     return resolve(parse_file(path), max_ios=max_ios)
 
 
@@ -38,7 +41,7 @@ def run_jobfile(
     state: str = "full",
     seed: int = 1,
     set: Any = None,
-    max_ios: int | None = 200_000,
+    max_ios: int | str | None = "default",
     plus: bool = False,
 ) -> dict:
     """Simulate a fio job file and return fio's JSON document (json+ with `plus`)."""

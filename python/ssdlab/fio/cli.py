@@ -18,8 +18,9 @@ def register(sub) -> None:
                    help="normal, json, json+ or terse (comma-separated for several)")  # fmt: skip
     p.add_argument("--output", default=None, help="write to FILE instead of stdout")
     p.add_argument("--parse-only", action="store_true", help="check the job file and exit")
-    p.add_argument("--max-ios", type=int, default=200_000,
-                   help="cap on I/Os per job (0 = none; default 200000)")  # fmt: skip
+    p.add_argument("--max-ios", type=int, default=None,
+                   help="cap on I/Os per job (0 = none; default: 200000 for jobs without a "
+                        "runtime, none for jobs with one)")  # fmt: skip
     p.set_defaults(func=cmd_fio)
 
 
@@ -37,12 +38,14 @@ def cmd_fio(args: argparse.Namespace) -> int:
                 f"--output-format: '{f}' is not a format (allowed: {', '.join(FORMATS)})"
             )
     try:
-        jf = load_jobfile(args.jobfile, max_ios=args.max_ios or None)
+        jf = load_jobfile(args.jobfile, max_ios="default" if args.max_ios is None else args.max_ios)
     except JobFileError as e:
         raise UsageError(str(e)) from None
     if jf.not_simulated:
         print(f"ssdlab: not simulated: {', '.join(jf.not_simulated)}", file=sys.stderr)
     if args.parse_only:
+        for job in jf.jobs:
+            print(job.describe())
         return 0
     cap = api.validate(args.device, set=args.set)["capacity_bytes"]
     try:
@@ -57,8 +60,9 @@ def cmd_fio(args: argparse.Namespace) -> int:
         text += format_output(doc, jf, f)
     capped = [j.name for j in jf.jobs if j.capped]
     if capped:
+        n = jf.jobs[[j.name for j in jf.jobs].index(capped[0])].spec["number_ios"]
         print(
-            f"ssdlab: I/Os capped at {args.max_ios} per job for: {', '.join(capped)} "
+            f"ssdlab: I/Os capped at {n:,} per job for: {', '.join(capped)} "
             "(--max-ios 0 lifts the cap)",
             file=sys.stderr,
         )
