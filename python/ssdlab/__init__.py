@@ -6,7 +6,7 @@
 1000
 """
 
-from ssdlab import probe
+from ssdlab import fio, probe
 from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
@@ -19,6 +19,7 @@ from ssdlab.api import (
     validate,
     validate_workload,
 )
+from ssdlab.comparison import compare
 from ssdlab.report import Report
 from ssdlab.trace import replay, trace_stats, trace_workload
 from ssdlab.workloads import WORKLOADS, named_workload
@@ -30,6 +31,8 @@ __all__ = [
     "WORKLOADS",
     "__version__",
     "clear_prepared",
+    "compare",
+    "fio",
     "named_workload",
     "preset_toml",
     "presets",

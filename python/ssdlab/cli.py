@@ -90,7 +90,8 @@ def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAUL
     p.add_argument(
         "--device",
         default=default,
-        help=f"preset name or .toml/.json device file (default: {default})",
+        help=f"preset name or .toml/.json device file, or several (A,B,C) to compare "
+        f"them in one table (default: {default})",
     )
     p.add_argument(
         "--set",
@@ -99,6 +100,27 @@ def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAUL
         metavar="KEY=VALUE",
         help="override a device field, e.g. --set nand.t_read=60us (repeatable)",
     )
+
+
+def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -> int:
+    """``ssdlab run --device A,B,C``: the same work on each device, one table."""
+    from ssdlab import comparison as compare
+
+    reports = {}
+    for dev in devices:
+        label = compare.device_label(dev)
+        reports[label] = api.run(
+            dev, workload, state=args.state, seed=args.seed, set=args.set, verify=args.verify
+        )
+        print_warnings(reports[label])
+    if args.json == "-":
+        print(json.dumps({k: r.to_dict() for k, r in reports.items()}, indent=2))
+        return 0
+    if args.json:
+        compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
+    if not args.quiet:
+        print(compare.format_table(compare.rows(reports)))
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -114,6 +136,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             j.update(given)
     else:
         workload.update(given)
+    from ssdlab.comparison import check_devices
+
+    devices = check_devices(args.device)
+    if len(devices) > 1:
+        return _run_compare(args, devices, workload)
     report = api.run(
         args.device,
         workload,
@@ -199,7 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="drive condition before the run (default: full)",
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    p.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' = stdout)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write the full report as JSON ('-' = stdout); with several devices a "
+        "directory that gets one DEVICE.json each",
+    )
     p.add_argument(
         "--verify",
         action="store_true",

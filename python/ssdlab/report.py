@@ -30,7 +30,23 @@ class Report:
 
     @classmethod
     def from_json(cls, text: str) -> Report:
-        return cls(json.loads(text))
+        """A report from its JSON text; a document that is not an ssdlab report (a fio
+        JSON document, a list, ...) raises ValueError saying what it is."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(
+                f"not JSON ({e.msg} at line {e.lineno}): not an ssdlab report"
+            ) from None
+        if not isinstance(data, dict) or not {"ssdlab_version", "device", "config"} <= set(data):
+            what = "a JSON " + type(data).__name__
+            if isinstance(data, dict) and "fio version" in data:
+                what = "fio's JSON output (read it with ssdlab.fio.to_pandas)"
+            raise ValueError(
+                f"not an ssdlab report: {what} without the keys ssdlab_version, device and "
+                "config (write one with `ssdlab run --json FILE` or Report.to_json())"
+            )
+        return cls(data)
 
     # -- dict-like access -------------------------------------------------
     def __getitem__(self, key: str) -> Any:

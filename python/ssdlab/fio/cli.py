@@ -9,7 +9,9 @@ import sys
 def register(sub) -> None:
     p = sub.add_parser("fio", help="run a fio job file on a simulated drive (fio output formats)")
     p.add_argument("jobfile")
-    p.add_argument("--device", default="client-tlc-dram", help="preset name or device file")
+    p.add_argument("--device", default="client-tlc-dram",
+                   help="preset name or device file, or several (A,B,C): the job on each, "
+                        "one table; --output then names a directory")  # fmt: skip
     p.add_argument("--state", default="full", help="drive condition (default: full)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -47,17 +49,25 @@ def cmd_fio(args: argparse.Namespace) -> int:
         for job in jf.jobs:
             print(job.describe())
         return 0
-    cap = api.validate(args.device, set=args.set)["capacity_bytes"]
-    try:
-        jobs = finish(jf, cap)
-    except JobFileError as e:
-        raise UsageError(str(e)) from None
-    report = api.run(args.device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
-    data = report.to_dict()
-    text = ""
-    for f in fmts:
-        doc = to_fio_json(data, jf, plus=(f == "json+"))
-        text += format_output(doc, jf, f)
+    from ssdlab import comparison as compare
+    from ssdlab.cli import print_warnings
+
+    texts, reports = {}, {}
+    for device in compare.check_devices(args.device):
+        cap = api.validate(device, set=args.set)["capacity_bytes"]
+        try:
+            jobs = finish(jf, cap)
+        except JobFileError as e:
+            raise UsageError(str(e)) from None
+        report = api.run(device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
+        print_warnings(report)
+        data = report.to_dict()
+        text = ""
+        for f in fmts:
+            doc = to_fio_json(data, jf, plus=(f == "json+"))
+            text += format_output(doc, jf, f)
+        label = compare.device_label(device)
+        texts[label], reports[label] = text, report
     capped = [j.name for j in jf.jobs if j.capped]
     if capped:
         n = jf.jobs[[j.name for j in jf.jobs].index(capped[0])].spec["number_ios"]
@@ -66,7 +76,12 @@ def cmd_fio(args: argparse.Namespace) -> int:
             "(--max-ios 0 lifts the cap)",
             file=sys.stderr,
         )
-    if args.output:
+    if len(texts) > 1:
+        if args.output:
+            suffix = ".json" if fmts[0].startswith("json") else ".txt"
+            compare.write_each(texts, args.output, suffix)
+        print(compare.format_table(compare.rows(reports)))
+    elif args.output:
         write_atomically(args.output, text)
     else:
         sys.stdout.write(text)
