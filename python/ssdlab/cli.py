@@ -267,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Modules that add subcommands through a ``register(subparsers)`` function.
 EXTRA_COMMAND_MODULES: list[str] = [
+    "ssdlab.plot",
     "ssdlab.studies.cli",
     "ssdlab.fio.cli",
     "ssdlab.trace",

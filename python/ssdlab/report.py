@@ -96,6 +96,28 @@ class Report:
         """Write amplification over the measured window (after ramp_time)."""
         return self._data["device"]["ftl"]["measured"]["waf"]
 
+    def latency_histogram(self, direction: str = "read") -> list[tuple[int, int]]:
+        """Completion-latency histogram of a direction: ``[(latency_ns, count), ...]`` in
+        increasing latency, the same bins as fio's json+ ``clat_ns.bins`` (fio's
+        log-linear buckets, each value the bucket's representative latency)."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction: '{direction}' is not one of {', '.join(DIRECTIONS)}")
+        bins = self._data.get(direction, {}).get("clat_ns", {}).get("bins", {})
+        return sorted((int(k), int(v)) for k, v in bins.items())
+
+    def timeline(self, direction: str = "read") -> list[dict[str, float]]:
+        """One entry per 500 ms window of simulated time with I/O (after ramp_time):
+        ``t_ms`` (end of the window), ``iops``, ``bw_kib_s``, ``lat_mean_us``; windows
+        without I/O are left out (their IOPS is 0). From the report's fio-style logs."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction: '{direction}' is not one of {', '.join(DIRECTIONS)}")
+        d = self._data.get(direction, {})
+        iops, bw, lat = d.get("iops_log", []), d.get("bw_log", []), d.get("lat_log", [])
+        return [
+            {"t_ms": t, "iops": v, "bw_kib_s": b[1], "lat_mean_us": lt[1] / 1e3}
+            for (t, v), b, lt in zip(iops, bw, lat)
+        ]
+
     def rows(self) -> list[dict[str, Any]]:
         """One flat row per (job, direction) plus the totals (job = "all")."""
         out = []
