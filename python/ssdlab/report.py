@@ -146,12 +146,27 @@ class Report:
         return out
 
     def to_pandas(self):
-        """A DataFrame with one row per (job, direction); needs pandas."""
+        """A DataFrame with one row per (job, direction); needs pandas. Each row also
+        carries the device's counters for the whole run (the same on every row): WAF
+        (None when nothing was written), map hit rate, HMB granted (None without an
+        HMB), GC units moved and victims, erases, SLC units folded."""
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
-        return pd.DataFrame(self.rows())
+        from ssdlab.comparison import device_counters
+
+        dev = self._data.get("device", {})
+        ftl, slc = dev.get("ftl", {}), dev.get("slc", {})
+        counters = {
+            "device": self._data.get("config", {}).get("name"),
+            **device_counters(self._data),
+            "gc_units_copied": ftl.get("gc_units_copied"),
+            "gc_victims": ftl.get("gc_victims"),
+            "erases": ftl.get("erases"),
+            "slc_units_folded": slc.get("units_folded"),
+        }
+        return pd.DataFrame([{**r, **counters} for r in self.rows()])
 
     def summary(self) -> str:
         """A short human-readable summary: IOPS, MB/s, latency percentiles, WAF."""
@@ -193,17 +208,16 @@ class Report:
                 f"  ios={s['total_ios']:,}  lat mean={lat['mean'] / 1e3:.1f}us"
                 f" min={lat['min'] / 1e3:.1f}us max={lat['max'] / 1e3:.1f}us  {pcts}"
             )
+        from ssdlab import summary as explain
+
+        lines.extend(explain.trace_lines(d))
         ftl = dev.get("ftl", {})
         if ftl:
-            measured = ftl.get("measured", {})
-            waf = f"WAF={ftl.get('waf', 0):.2f}"
-            if measured.get("from_ns"):
-                waf += f" (after ramp {measured.get('waf', 0):.2f})"
             lines.append(
-                f"  ftl: {waf}  gc victims={ftl.get('gc_victims', 0):,}"
-                f"  copied units={ftl.get('gc_units_copied', 0):,}"
-                f"  free blocks={ftl.get('free_blocks', 0):,}"
+                f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}"
             )
+            lines.extend(explain.flash_lines(d))
+        lines.extend(explain.memory_lines(d))
         rc = dev.get("read_cache", {})
         if rc.get("enabled"):
             lines.append(
