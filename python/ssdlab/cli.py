@@ -171,7 +171,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_presets(args: argparse.Namespace) -> int:
     if args.show:
-        sys.stdout.write(api.preset_toml(args.show))
+        from ssdlab.configdoc import resolved_toml
+
+        sys.stdout.write(resolved_toml(args.show))
         return 0
     names = api.presets()
     width = max(len(n) for n in names)
@@ -197,6 +199,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.workload:
         api.validate_workload(_load_workload_arg(args.workload), cfg["capacity_bytes"])
     print(f"{args.file}: ok ({cfg['name']}, {cfg['capacity_bytes'] / 1e9:.1f} GB user capacity)")
+    from ssdlab.configdoc import describe_derived
+
+    print(describe_derived(cfg))
     return 0
 
 
@@ -241,7 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("presets", help="list shipped device presets")
-    p.add_argument("--show", metavar="NAME", help="print a preset's TOML")
+    p.add_argument(
+        "--show", metavar="NAME", help="print a preset's every section, defaults resolved (TOML)"
+    )
     p.set_defaults(func=cmd_presets)
 
     p = sub.add_parser("workloads", help="list named workloads")

@@ -130,6 +130,7 @@ fn validate(
     v["capacity_bytes"] = dev.capacity_bytes().into();
     v["raw_bytes"] = dev.raw_bytes().into();
     v["warnings"] = dev.warnings().into();
+    v["derived"] = dev.derived();
     Ok(v.to_string())
 }
 
