@@ -44,6 +44,12 @@ class UsageError(Exception):
     """A command-line mistake that is not a config error."""
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file so a failure leaves nothing half-written."""
     path = Path(path)
@@ -51,6 +57,9 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         raise UsageError(f"{path}: directory {path.parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
+        # mkstemp creates the file 0600; the result should get the user's umask, as
+        # any file the user creates does.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
