@@ -6,7 +6,7 @@
 1000
 """
 
-from ssdlab import probe
+from ssdlab import fio, probe
 from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
@@ -19,6 +19,7 @@ from ssdlab.api import (
     validate,
     validate_workload,
 )
+from ssdlab.comparison import compare
 from ssdlab.report import Report
 from ssdlab.sweep import run_points as sweep_points
 from ssdlab.sweep import sweep, sweep_results
@@ -32,6 +33,8 @@ __all__ = [
     "WORKLOADS",
     "__version__",
     "clear_prepared",
+    "compare",
+    "fio",
     "named_workload",
     "preset_toml",
     "presets",

@@ -33,8 +33,8 @@ FIO_FLAGS = [
     ("size", "length of the LBA span, e.g. 1GiB"),
     ("number_ios", "I/Os per job before it stops"),
     ("io_size", "bytes per job before it stops"),
-    ("runtime", "simulated time limit, e.g. 100ms"),
-    ("ramp_time", "simulated warm-up excluded from statistics, e.g. 10ms"),
+    ("runtime", "simulated time limit; a bare number is seconds (as in fio), e.g. 30, 100ms"),
+    ("ramp_time", "simulated warm-up excluded from statistics (bare number: seconds), e.g. 10ms"),
 ]
 
 DEFAULT_WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 200_000}
@@ -44,6 +44,12 @@ class UsageError(Exception):
     """A command-line mistake that is not a config error."""
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file so a failure leaves nothing half-written."""
     path = Path(path)
@@ -51,6 +57,9 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         raise UsageError(f"{path}: directory {path.parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
+        # mkstemp creates the file 0600; the result should get the user's umask, as
+        # any file the user creates does.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -60,6 +69,12 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def print_warnings(doc) -> None:
+    """Print a report's or a resolved config's plausibility warnings on stderr."""
+    for w in doc.get("warnings") or []:
+        print(f"ssdlab: warning: {w}", file=sys.stderr)
 
 
 def _load_workload_arg(value: str) -> dict:
@@ -84,7 +99,8 @@ def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAUL
     p.add_argument(
         "--device",
         default=default,
-        help=f"preset name or .toml/.json device file (default: {default})",
+        help=f"preset name or .toml/.json device file, or several (A,B,C) to compare "
+        f"them in one table (default: {default})",
     )
     p.add_argument(
         "--set",
@@ -93,6 +109,27 @@ def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAUL
         metavar="KEY=VALUE",
         help="override a device field, e.g. --set nand.t_read=60us (repeatable)",
     )
+
+
+def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -> int:
+    """``ssdlab run --device A,B,C``: the same work on each device, one table."""
+    from ssdlab import comparison as compare
+
+    reports = {}
+    for dev in devices:
+        label = compare.device_label(dev)
+        reports[label] = api.run(
+            dev, workload, state=args.state, seed=args.seed, set=args.set, verify=args.verify
+        )
+        print_warnings(reports[label])
+    if args.json == "-":
+        print(json.dumps({k: r.to_dict() for k, r in reports.items()}, indent=2))
+        return 0
+    if args.json:
+        compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
+    if not args.quiet:
+        print(compare.format_table(compare.rows(reports)))
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -108,6 +145,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             j.update(given)
     else:
         workload.update(given)
+    from ssdlab.comparison import check_devices
+
+    devices = check_devices(args.device)
+    if len(devices) > 1:
+        return _run_compare(args, devices, workload)
     report = api.run(
         args.device,
         workload,
@@ -117,6 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         verify=args.verify,
         progress=not args.quiet and sys.stderr.isatty(),
     )
+    print_warnings(report)
     if args.json == "-":
         print(report.to_json())
     else:
@@ -137,7 +180,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_presets(args: argparse.Namespace) -> int:
     if args.show:
-        sys.stdout.write(api.preset_toml(args.show))
+        from ssdlab.configdoc import resolved_toml
+
+        sys.stdout.write(resolved_toml(args.show))
         return 0
     names = api.presets()
     width = max(len(n) for n in names)
@@ -159,9 +204,13 @@ def cmd_workloads(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     cfg = api.validate(args.file, set=args.set)
+    print_warnings(cfg)
     if args.workload:
         api.validate_workload(_load_workload_arg(args.workload), cfg["capacity_bytes"])
     print(f"{args.file}: ok ({cfg['name']}, {cfg['capacity_bytes'] / 1e9:.1f} GB user capacity)")
+    from ssdlab.configdoc import describe_derived
+
+    print(describe_derived(cfg))
     return 0
 
 
@@ -191,7 +240,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="drive condition before the run (default: full)",
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    p.add_argument("--json", metavar="FILE", help="write the full report as JSON ('-' = stdout)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write the full report as JSON ('-' = stdout); with several devices a "
+        "directory that gets one DEVICE.json each",
+    )
     p.add_argument(
         "--verify",
         action="store_true",
@@ -201,7 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("presets", help="list shipped device presets")
-    p.add_argument("--show", metavar="NAME", help="print a preset's TOML")
+    p.add_argument(
+        "--show", metavar="NAME", help="print a preset's every section, defaults resolved (TOML)"
+    )
     p.set_defaults(func=cmd_presets)
 
     p = sub.add_parser("workloads", help="list named workloads")
@@ -227,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Modules that add subcommands through a ``register(subparsers)`` function.
 EXTRA_COMMAND_MODULES: list[str] = [
+    "ssdlab.plot",
     "ssdlab.studies.cli",
     "ssdlab.fio.cli",
     "ssdlab.trace",

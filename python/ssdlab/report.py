@@ -30,7 +30,23 @@ class Report:
 
     @classmethod
     def from_json(cls, text: str) -> Report:
-        return cls(json.loads(text))
+        """A report from its JSON text; a document that is not an ssdlab report (a fio
+        JSON document, a list, ...) raises ValueError saying what it is."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(
+                f"not JSON ({e.msg} at line {e.lineno}): not an ssdlab report"
+            ) from None
+        if not isinstance(data, dict) or not {"ssdlab_version", "device", "config"} <= set(data):
+            what = "a JSON " + type(data).__name__
+            if isinstance(data, dict) and "fio version" in data:
+                what = "fio's JSON output (read it with ssdlab.fio.to_pandas)"
+            raise ValueError(
+                f"not an ssdlab report: {what} without the keys ssdlab_version, device and "
+                "config (write one with `ssdlab run --json FILE` or Report.to_json())"
+            )
+        return cls(data)
 
     # -- dict-like access -------------------------------------------------
     def __getitem__(self, key: str) -> Any:
@@ -80,6 +96,28 @@ class Report:
         """Write amplification over the measured window (after ramp_time)."""
         return self._data["device"]["ftl"]["measured"]["waf"]
 
+    def latency_histogram(self, direction: str = "read") -> list[tuple[int, int]]:
+        """Completion-latency histogram of a direction: ``[(latency_ns, count), ...]`` in
+        increasing latency, the same bins as fio's json+ ``clat_ns.bins`` (fio's
+        log-linear buckets, each value the bucket's representative latency)."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction: '{direction}' is not one of {', '.join(DIRECTIONS)}")
+        bins = self._data.get(direction, {}).get("clat_ns", {}).get("bins", {})
+        return sorted((int(k), int(v)) for k, v in bins.items())
+
+    def timeline(self, direction: str = "read") -> list[dict[str, float]]:
+        """One entry per 500 ms window of simulated time with I/O (after ramp_time):
+        ``t_ms`` (end of the window), ``iops``, ``bw_kib_s``, ``lat_mean_us``; windows
+        without I/O are left out (their IOPS is 0). From the report's fio-style logs."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction: '{direction}' is not one of {', '.join(DIRECTIONS)}")
+        d = self._data.get(direction, {})
+        iops, bw, lat = d.get("iops_log", []), d.get("bw_log", []), d.get("lat_log", [])
+        return [
+            {"t_ms": t, "iops": v, "bw_kib_s": b[1], "lat_mean_us": lt[1] / 1e3}
+            for (t, v), b, lt in zip(iops, bw, lat)
+        ]
+
     def rows(self) -> list[dict[str, Any]]:
         """One flat row per (job, direction) plus the totals (job = "all")."""
         out = []
@@ -108,12 +146,27 @@ class Report:
         return out
 
     def to_pandas(self):
-        """A DataFrame with one row per (job, direction); needs pandas."""
+        """A DataFrame with one row per (job, direction); needs pandas. Each row also
+        carries the device's counters for the whole run (the same on every row): WAF
+        (None when nothing was written), map hit rate, HMB granted (None without an
+        HMB), GC units moved and victims, erases, SLC units folded."""
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
-        return pd.DataFrame(self.rows())
+        from ssdlab.comparison import device_counters
+
+        dev = self._data.get("device", {})
+        ftl, slc = dev.get("ftl", {}), dev.get("slc", {})
+        counters = {
+            "device": self._data.get("config", {}).get("name"),
+            **device_counters(self._data),
+            "gc_units_copied": ftl.get("gc_units_copied"),
+            "gc_victims": ftl.get("gc_victims"),
+            "erases": ftl.get("erases"),
+            "slc_units_folded": slc.get("units_folded"),
+        }
+        return pd.DataFrame([{**r, **counters} for r in self.rows()])
 
     def summary(self) -> str:
         """A short human-readable summary: IOPS, MB/s, latency percentiles, WAF."""
@@ -155,17 +208,16 @@ class Report:
                 f"  ios={s['total_ios']:,}  lat mean={lat['mean'] / 1e3:.1f}us"
                 f" min={lat['min'] / 1e3:.1f}us max={lat['max'] / 1e3:.1f}us  {pcts}"
             )
+        from ssdlab import summary as explain
+
+        lines.extend(explain.trace_lines(d))
         ftl = dev.get("ftl", {})
         if ftl:
-            measured = ftl.get("measured", {})
-            waf = f"WAF={ftl.get('waf', 0):.2f}"
-            if measured.get("from_ns"):
-                waf += f" (after ramp {measured.get('waf', 0):.2f})"
             lines.append(
-                f"  ftl: {waf}  gc victims={ftl.get('gc_victims', 0):,}"
-                f"  copied units={ftl.get('gc_units_copied', 0):,}"
-                f"  free blocks={ftl.get('free_blocks', 0):,}"
+                f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}"
             )
+            lines.extend(explain.flash_lines(d))
+        lines.extend(explain.memory_lines(d))
         rc = dev.get("read_cache", {})
         if rc.get("enabled"):
             lines.append(
@@ -185,6 +237,7 @@ class Report:
             f"  simulated {d.get('sim_time_ns', 0) / 1e6:,.3f} ms"
             f" in {d.get('wall_time_s', 0):.2f} s wall ({d.get('events', 0):,} events)"
         )
+        lines.extend(f"  warning: {w}" for w in d.get("warnings") or [])
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -111,7 +111,12 @@ def register(sub) -> None:
     p = sub.add_parser("trace", help="replay a block trace and print its statistics")
     p.add_argument("file", help="trace file")
     p.add_argument("--format", choices=FORMATS, help="trace format (default: detected)")
-    p.add_argument("--device", default=api.DEFAULT_DEVICE, help="preset name or device file")
+    p.add_argument(
+        "--device",
+        default=api.DEFAULT_DEVICE,
+        help="preset name or device file, or several (A,B,C) compared in one table "
+        "(--json then names a directory)",
+    )
     p.add_argument(
         "--set",
         action="append",
@@ -156,21 +161,10 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_trace)
 
 
-def cmd_trace(args: argparse.Namespace) -> int:
-    from ssdlab.cli import UsageError, write_atomically
-
-    if args.iodepth < 1:
-        raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
-    if args.skip_bad_lines < 0:
-        raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
-    stats = trace_stats(args.file, args.format, args.skip_bad_lines, args.disk)
-    if args.json != "-" and not args.quiet:
-        print(format_stats(stats))
-    if args.stats_only:
-        return 0
-    report = replay(
+def _replay_args(args: argparse.Namespace, device: str) -> Report:
+    return replay(
         args.file,
-        args.device,
+        device,
         state=args.state,
         seed=args.seed,
         set=args.set,
@@ -183,6 +177,36 @@ def cmd_trace(args: argparse.Namespace) -> int:
         skip_bad_lines=args.skip_bad_lines,
         disk=args.disk,
     )
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from ssdlab.cli import UsageError, write_atomically
+
+    if args.iodepth < 1:
+        raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
+    if args.skip_bad_lines < 0:
+        raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
+    stats = trace_stats(args.file, args.format, args.skip_bad_lines, args.disk)
+    if args.json != "-" and not args.quiet:
+        print(format_stats(stats))
+    if args.stats_only:
+        return 0
+    from ssdlab import comparison as compare
+
+    devices = compare.check_devices(args.device)
+    reports = {}
+    for device in devices:
+        reports[compare.device_label(device)] = _replay_args(args, device)
+    if len(devices) > 1:
+        if args.json == "-":
+            print(json.dumps({k: r.to_dict() for k, r in reports.items()}, indent=2))
+            return 0
+        if args.json:
+            compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
+        if not args.quiet:
+            print(compare.format_table(compare.rows(reports)))
+        return 0
+    report = next(iter(reports.values()))
     if args.json == "-":
         print(report.to_json())
         return 0

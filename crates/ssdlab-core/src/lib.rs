@@ -84,7 +84,8 @@ pub fn run_from_specs(
         source: String::new(),
         message: m,
     })?;
-    Ok(run_jobs_reusing(
+    let warnings = dev.warnings();
+    let mut report = run_jobs_reusing(
         dev,
         jobs,
         RunOptions {
@@ -94,5 +95,7 @@ pub fn run_from_specs(
         },
         reuse_prep,
         progress,
-    ))
+    );
+    report.json["warnings"] = warnings.into();
+    Ok(report)
 }

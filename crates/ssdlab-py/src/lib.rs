@@ -129,6 +129,8 @@ fn validate(
     let mut v = serde_json::to_value(&dev).expect("config serialises");
     v["capacity_bytes"] = dev.capacity_bytes().into();
     v["raw_bytes"] = dev.raw_bytes().into();
+    v["warnings"] = dev.warnings().into();
+    v["derived"] = dev.derived();
     Ok(v.to_string())
 }
 

@@ -23,11 +23,56 @@ __all__ = [
     "load_jobfile",
     "parse_text",
     "run_jobfile",
+    "to_pandas",
 ]
 
 
-def load_jobfile(path: str | os.PathLike, max_ios: int | None = 200_000) -> JobFile:
-    """Parse and resolve a job file (raises JobFileError, or Unsupported with a reason)."""
+def to_pandas(fio_json: Any):
+    """fio's JSON output (a dict, its text, or a file path; fio's own or ssdlab's) as
+    a DataFrame: one row per (job, direction with I/O) with iops, bw_bytes, io_bytes,
+    total_ios, runtime_ms, lat/clat mean and clat percentiles in ns."""
+    import json
+    from pathlib import Path
+
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("ssdlab.fio.to_pandas() needs pandas: pip install pandas") from e
+    doc = fio_json
+    if isinstance(doc, (str, os.PathLike)):
+        text = str(doc)
+        doc = json.loads(Path(text).read_text() if not text.lstrip().startswith("{") else text)
+    if not isinstance(doc, dict) or "jobs" not in doc or "fio version" not in doc:
+        raise ValueError("not fio JSON output: expected a document with 'fio version' and 'jobs'")
+    rows = []
+    for j in doc["jobs"]:
+        for d in ("read", "write", "trim"):
+            x = j.get(d)
+            if not x or not x.get("total_ios"):
+                continue
+            row = {
+                "jobname": j["jobname"],
+                "groupid": j["groupid"],
+                "direction": d,
+                "iops": x["iops"],
+                "bw_bytes": x["bw_bytes"],
+                "io_bytes": x["io_bytes"],
+                "total_ios": x["total_ios"],
+                "runtime_ms": x["runtime"],
+                "lat_mean_ns": x["lat_ns"]["mean"],
+                "clat_mean_ns": x["clat_ns"]["mean"],
+            }
+            for k, v in x["clat_ns"].get("percentile", {}).items():
+                row[f"clat_p{float(k):g}_ns"] = v
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def load_jobfile(path: str | os.PathLike, max_ios: int | str | None = "default") -> JobFile:
+    """Parse and resolve a job file (raises JobFileError, or Unsupported with a reason).
+
+    ``max_ios="default"`` caps only jobs bounded by their size (200,000 I/Os; a job
+    with a runtime runs its simulated time); a number caps every job; None, none."""
     return resolve(parse_file(path), max_ios=max_ios)
 
 
@@ -38,7 +83,7 @@ def run_jobfile(
     state: str = "full",
     seed: int = 1,
     set: Any = None,
-    max_ios: int | None = 200_000,
+    max_ios: int | str | None = "default",
     plus: bool = False,
 ) -> dict:
     """Simulate a fio job file and return fio's JSON document (json+ with `plus`)."""

@@ -9,7 +9,9 @@ import sys
 def register(sub) -> None:
     p = sub.add_parser("fio", help="run a fio job file on a simulated drive (fio output formats)")
     p.add_argument("jobfile")
-    p.add_argument("--device", default="client-tlc-dram", help="preset name or device file")
+    p.add_argument("--device", default="client-tlc-dram",
+                   help="preset name or device file, or several (A,B,C): the job on each, "
+                        "one table; --output then names a directory")  # fmt: skip
     p.add_argument("--state", default="full", help="drive condition (default: full)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -18,8 +20,9 @@ def register(sub) -> None:
                    help="normal, json, json+ or terse (comma-separated for several)")  # fmt: skip
     p.add_argument("--output", default=None, help="write to FILE instead of stdout")
     p.add_argument("--parse-only", action="store_true", help="check the job file and exit")
-    p.add_argument("--max-ios", type=int, default=200_000,
-                   help="cap on I/Os per job (0 = none; default 200000)")  # fmt: skip
+    p.add_argument("--max-ios", type=int, default=None,
+                   help="cap on I/Os per job (0 = none; default: 200000 for jobs without a "
+                        "runtime, none for jobs with one)")  # fmt: skip
     p.set_defaults(func=cmd_fio)
 
 
@@ -37,32 +40,48 @@ def cmd_fio(args: argparse.Namespace) -> int:
                 f"--output-format: '{f}' is not a format (allowed: {', '.join(FORMATS)})"
             )
     try:
-        jf = load_jobfile(args.jobfile, max_ios=args.max_ios or None)
+        jf = load_jobfile(args.jobfile, max_ios="default" if args.max_ios is None else args.max_ios)
     except JobFileError as e:
         raise UsageError(str(e)) from None
     if jf.not_simulated:
         print(f"ssdlab: not simulated: {', '.join(jf.not_simulated)}", file=sys.stderr)
     if args.parse_only:
+        for job in jf.jobs:
+            print(job.describe())
         return 0
-    cap = api.validate(args.device, set=args.set)["capacity_bytes"]
-    try:
-        jobs = finish(jf, cap)
-    except JobFileError as e:
-        raise UsageError(str(e)) from None
-    report = api.run(args.device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
-    data = report.to_dict()
-    text = ""
-    for f in fmts:
-        doc = to_fio_json(data, jf, plus=(f == "json+"))
-        text += format_output(doc, jf, f)
+    from ssdlab import comparison as compare
+    from ssdlab.cli import print_warnings
+
+    texts, reports = {}, {}
+    for device in compare.check_devices(args.device):
+        cap = api.validate(device, set=args.set)["capacity_bytes"]
+        try:
+            jobs = finish(jf, cap)
+        except JobFileError as e:
+            raise UsageError(str(e)) from None
+        report = api.run(device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
+        print_warnings(report)
+        data = report.to_dict()
+        text = ""
+        for f in fmts:
+            doc = to_fio_json(data, jf, plus=(f == "json+"))
+            text += format_output(doc, jf, f)
+        label = compare.device_label(device)
+        texts[label], reports[label] = text, report
     capped = [j.name for j in jf.jobs if j.capped]
     if capped:
+        n = jf.jobs[[j.name for j in jf.jobs].index(capped[0])].spec["number_ios"]
         print(
-            f"ssdlab: I/Os capped at {args.max_ios} per job for: {', '.join(capped)} "
+            f"ssdlab: I/Os capped at {n:,} per job for: {', '.join(capped)} "
             "(--max-ios 0 lifts the cap)",
             file=sys.stderr,
         )
-    if args.output:
+    if len(texts) > 1:
+        if args.output:
+            suffix = ".json" if fmts[0].startswith("json") else ".txt"
+            compare.write_each(texts, args.output, suffix)
+        print(compare.format_table(compare.rows(reports)))
+    elif args.output:
         write_atomically(args.output, text)
     else:
         sys.stdout.write(text)

@@ -8,9 +8,11 @@ Semantics worth knowing: ``stonewall`` and ``wait_for`` start a new phase (the g
 after every earlier job has finished); ``new_group`` is treated the same (ssdlab's
 reporting groups are its phases); ``size`` defaults to the whole drive; without
 ``time_based`` a job stops at ``size`` (or ``io_size``/``number_ios``) or ``runtime``,
-whichever comes first; ``loops`` multiplies the I/O amount. A per-job cap on I/Os
-(``max_ios``, default 200,000) keeps long job files to seconds of wall time and is
-reported when it applies.
+whichever comes first; ``loops`` multiplies the I/O amount. A job with a ``runtime``
+runs the simulated time it asks for. A job bounded only by its size (by default the
+whole drive) is capped at 200,000 I/Os (``max_ios="default"``) to keep wall time to seconds; a
+number given as ``max_ios`` caps every job, ``None`` or 0 none. A cap that applies is
+reported in the JSON (``ssdlab.capped_jobs``), in the text output and on stderr.
 """
 
 from __future__ import annotations
@@ -141,6 +143,41 @@ class Job:
     group_reporting: bool = False
     percentile_list: list[float] | None = None
     capped: bool = False
+    time_based: bool = False
+
+    def describe(self) -> str:
+        """One line, e.g. ``randread-4k \u00d74: randread 4KiB QD32, 30 s``."""
+        s = self.spec
+        n = int(s.get("numjobs", 1))
+        head = f"{self.name} \u00d7{n}" if n > 1 else self.name
+        if "_trace" in s:
+            return f"{head}: replay {s['_trace'].get('path')}, QD{s.get('iodepth', 1)}"
+        bs = _size_text(s.get("bs", "4096B"))
+        stops = []
+        if "number_ios" in s:
+            stops.append(f"{s['number_ios']:,} I/Os" + (" (capped)" if self.capped else ""))
+        if "io_size" in s:
+            stops.append(_size_text(s["io_size"]))
+        if "runtime" in s:
+            secs = int(s["runtime"][:-2]) / 1e9
+            stops.append(f"{secs:g} s" + ("" if self.time_based else " at most"))
+        if not stops or s.get("_io_size_is_size"):
+            stops.insert(0, "its span once")
+        ramp = f", ramp {int(s['ramp_time'][:-2]) / 1e9:g} s" if "ramp_time" in s else ""
+        return (
+            f"{head}: {s.get('rw', 'read')} {bs} QD{s.get('iodepth', 1)}, "
+            + " or ".join(stops)
+            + ramp
+        )
+
+
+def _size_text(v: str) -> str:
+    """'4096B' -> '4KiB' (binary units when exact)."""
+    b = int(v[:-1]) if isinstance(v, str) and v.endswith("B") else int(v)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale and b % scale == 0:
+            return f"{b // scale}{unit}"
+    return f"{b}B"
 
 
 @dataclass
@@ -175,8 +212,14 @@ def _bssplit(v: str, where: str, kb: int) -> list[list[Any]]:
     return [[f"{b}B", p] for b, p in out]
 
 
-def resolve(sections: list[Section], max_ios: int | None = 200_000) -> JobFile:
+DEFAULT_MAX_IOS = 200_000
+
+
+def resolve(sections: list[Section], max_ios: int | str | None = "default") -> JobFile:
     """Turn parsed sections into ssdlab jobs (raises JobFileError / Unsupported)."""
+    cap_timed = max_ios != "default"
+    if not cap_timed:
+        max_ios = DEFAULT_MAX_IOS
     global_opts: list = []
     global_view: dict[str, str | None] = {}
     jobs: list[Job] = []
@@ -190,7 +233,7 @@ def resolve(sections: list[Section], max_ios: int | None = 200_000) -> JobFile:
             continue
         opts = global_opts + sec.opts
         own = {o.name: o.value for o in sec.opts}
-        job, new_phase = _job(sec, opts, own, not_sim, max_ios)
+        job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed)
         if new_phase and jobs:
             group += 1
         job.spec["group"] = group
@@ -212,7 +255,7 @@ def _iolog_path(v: str, where: str) -> str:
     return str(beside if beside.exists() else p)
 
 
-def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
+def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_timed: bool):
     kb = 1024  # kb_base applies to the options after it, as fio parses in order
     spec: dict[str, Any] = {"name": sec.name}
     new_phase = False
@@ -363,9 +406,16 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None):
         spec.pop("io_size", None)
     if loops > 1:
         spec["_loops"] = loops
-    job = Job(spec["name"], sec.where, own, spec, gr, pct_list)
-    # A replayed log is finite and replayed whole (fio does the same).
-    if max_ios and "_trace" not in spec and spec.get("number_ios", max_ios + 1) > max_ios:
+    job = Job(spec["name"], sec.where, own, spec, gr, pct_list, time_based=time_based)
+    # A replayed log is finite and replayed whole (fio does the same); a job with a
+    # runtime runs its simulated time unless the cap was asked for explicitly.
+    timed = "runtime" in spec and not cap_timed
+    if (
+        max_ios
+        and not timed
+        and "_trace" not in spec
+        and spec.get("number_ios", max_ios + 1) > max_ios
+    ):
         spec["number_ios"] = max_ios
         job.capped = True
     return job, new_phase

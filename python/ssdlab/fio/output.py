@@ -163,6 +163,7 @@ def to_fio_json(report: dict, jobfile, plus: bool = False) -> dict:
             "map_hit_rate": dev.get("map", {}).get("hit_rate"),
             "not_simulated": jobfile.not_simulated,
             "capped_jobs": [j.name for j in jobfile.jobs if j.capped],
+            "capped_at_ios": {j.name: j.spec["number_ios"] for j in jobfile.jobs if j.capped},
         },
     }
     return doc
@@ -204,10 +205,20 @@ def to_normal(doc: dict, jobfile) -> str:
     out.append("fio-3.33 (ssdlab simulation)")
     out.append(f"Starting {sum(int(j.spec.get('numjobs', 1)) for j in jobfile.jobs)} process")
     out.append("")
+    grouped = any(job.group_reporting for job in jobfile.jobs)
+    capped = doc.get("ssdlab", {}).get("capped_at_ios", {})
     for j in doc["jobs"]:
+        # With group_reporting one entry stands for every job (and clone) of its group.
+        same = [x for x in jobfile.jobs if x.spec["group"] == j["groupid"]]
+        n = sum(int(x.spec.get("numjobs", 1)) for x in same) if grouped else 1
         out.append(
-            f"{j['jobname']}: (groupid={j['groupid']}, jobs=1): err= 0: pid=0: {doc['time']}"
+            f"{j['jobname']}: (groupid={j['groupid']}, jobs={n}): err= 0: pid=0: {doc['time']}"
         )
+        if j["jobname"] in capped:
+            out.append(
+                f"  ssdlab: capped at {capped[j['jobname']]:,} I/Os per job: stopped before "
+                "its runtime or size (--max-ios 0 lifts the cap)"
+            )
         for d in DIRS:
             x = j[d]
             if not x["total_ios"]:

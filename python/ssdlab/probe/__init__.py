@@ -9,6 +9,12 @@ path of a real block device or file (timed with O_DIRECT and a monotonic clock; 
 :mod:`ssdlab.probe.real`). The probes see timings and the capacity only; with ``hmb``
 settings the same procedure runs once per setting and the findings are compared to
 say which structure lives in the HMB.
+
+When the write buffer's saving still grows at S_MAX (the knee lies beyond the range),
+a simulated target's range is extended (x4 at a time, ~``EXTEND_POINTS`` sizes per
+extension, power-of-two steps so that round buffer sizes lie on the grid) up to half of
+S_BUFFER, the most the filling write can overflow; a real drive is not written more
+than asked, and the finding says which --s-max to try.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ssdlab.probe.procedures import MapCacheParams, ReadCacheParams, WriteBuffer
 from ssdlab.probe.target import DEFAULT_MAX_IO, ProbeError, ProbeTarget
 
 PROBES = ("read-cache", "write-buffer", "map-cache")
+EXTEND_POINTS = 192
 WRITES = {"write-buffer", "map-cache"}
 
 __all__ = [
@@ -197,13 +204,56 @@ def run_probes(
                     continue
                 cb = (lambda f, lab=label, pr=p: progress(lab, pr, f)) if progress else None
                 curve = funcs[p](tgt, params[p], cb)
+                finding = ANALYSE[p](curve["rows"])
+                if p == "write-buffer":
+                    finding = _extend_write_range(tgt, params[p], curve, finding, cb)
                 res.curves[label][p] = curve
-                res.findings[label][p] = ANALYSE[p](curve["rows"])
+                res.findings[label][p] = finding
         finally:
             tgt.close()
         res.elapsed_s[label] = round(time.perf_counter() - t0, 2)
     res.attribution = attribute(res)
     return res
+
+
+def _extend_write_range(tgt, p: WriteBufferParams, curve: dict, finding, cb):
+    """Extend the write-buffer sweep past S_MAX while the knee lies beyond it (simulated
+    targets), appending the rows to ``curve``; otherwise say how to extend it."""
+    from dataclasses import replace
+
+    first_max = p.s_max
+    limit = p.s_buffer // 2
+    s_max = p.s_max
+    while finding.bound == "at_least" and tgt.simulated and s_max < limit:
+        new_max = min(4 * s_max, limit)
+        step = max(p.s_inc, 1 << max(0, ((new_max - s_max) // EXTEND_POINTS - 1).bit_length()))
+        start = (s_max // step + 1) * step
+        if start > new_max:
+            break
+        ext = replace(p, s_min=start, s_max=new_max, s_inc=step)
+        curve["rows"].extend(procedures.write_buffer(tgt, ext, cb)["rows"])
+        s_max = new_max
+        finding = analysis.buffer_from_savings(curve["rows"])
+    curve.setdefault("params", {})["s_max_extended"] = s_max
+    mib = analysis.fmt_size
+
+    def flag(v: int) -> str:  # a size the command line takes back
+        return f"{v >> 20}MiB" if v % (1 << 20) == 0 else f"{v >> 10}KiB"
+
+    if s_max > first_max:
+        finding.note += (
+            f"; S_MAX extended from {mib(first_max, 'bytes')} to {mib(s_max, 'bytes')} "
+            "because the saving still grew at the end of the range"
+        )
+    if finding.bound == "at_least":
+        if tgt.simulated:
+            finding.note += (
+                f"; the knee lies beyond {mib(s_max, 'bytes')} (half of S_BUFFER): "
+                f"rerun with a larger --s-buffer and --s-max {flag(4 * s_max)}"
+            )
+        else:
+            finding.note += f"; the knee lies beyond S_MAX: rerun with --s-max {flag(4 * s_max)}"
+    return finding
 
 
 def attribute(res: ProbeResult) -> dict[str, str]:

@@ -12,7 +12,9 @@ ratio below ``HIT_RATIO`` = 0.35 at the three smallest sizes: a re-read that sti
 needs a flash read can at best halve a first read that paid one more, such as a map
 load, so a ratio near 0.5 is the map cache, not a data cache); a write buffer makes the write after
 a flush faster than the write into a full buffer by a saving that grows with the size
-up to the knee and stops growing beyond (the buffer can hide at most its own size).
+up to the knee and stops growing beyond (the buffer can hide at most its own size); its
+knee is read from the sizes that are whole 4 KiB units, since a write ending inside a unit
+may need a read-modify-write that no buffer hides.
 A cache large enough that sending its data takes longer than one flash read hides a
 few misses behind that transfer; its size is then reported as an upper bound.
 
@@ -227,13 +229,18 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
     growing beyond it: the buffer can hide at most its own size. The knee is where
     the saving's two-line fit turns flat."""
     name = "write buffer"
+    # A write that ends inside a 4 KiB mapping unit may need a read-modify-write (a flash
+    # read the buffer does not hide); with steps finer than 4 KiB such sizes form a slow
+    # band that would end the line early, so the knee is read from whole-unit sizes.
+    whole_units = [r for r in rows if r["size_bytes"] % 4096 == 0]
+    if len(whole_units) >= 6:
+        rows = whole_units
     xs = [r["size_bytes"] for r in rows]
     if len(xs) < 6:
         return _none(name, "too few sizes to tell", "low confidence")
     w = max(3, len(xs) // 50 | 1)
     save = rolling_median([r["first_ns"] - r["second_ns"] for r in rows], w)
     second = [r["second_ns"] for r in rows]
-    step = xs[1] - xs[0]
     whole = _slope(xs, save)
     # A saving worth having: at the largest size it is a fifth of the buffered write.
     span_gain = whole * (xs[-1] - xs[0])
@@ -247,7 +254,7 @@ def buffer_from_savings(rows: list[dict]) -> Finding:
         if left > 0 and gain >= 0.2 * second[k - 1] and right < 0.25 * left:
             return _found(
                 name,
-                xs[k] - step,
+                xs[k - 1],  # the last size on the line (steps may widen past S_MAX)
                 "exact",
                 _confidence(0.95 if k >= 10 else 0.75, k, len(xs) - k),
                 f"writes into the empty buffer follow a straight line up to the knee, "

@@ -120,11 +120,47 @@ impl CellType {
 }
 
 /// A timing that is either one value or one value per page type (LSB, CSB, MSB, TSB).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum PerPageType {
     One(Duration),
     PerType(Vec<Duration>),
+}
+
+impl<'de> Deserialize<'de> for PerPageType {
+    // By hand rather than `untagged`, so that a value without a unit gets the
+    // duration's own message instead of "did not match any variant".
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            List(Vec<toml::Value>),
+            One(toml::Value),
+        }
+        fn one<E: serde::de::Error>(v: toml::Value) -> Result<Duration, E> {
+            let text = match v {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                other => {
+                    return Err(E::custom(format!(
+                        "expected a duration such as \"50us\", got {other}"
+                    )))
+                }
+            };
+            super::units::parse_duration_ns(&text)
+                .map(Duration)
+                .map_err(E::custom)
+        }
+        match Raw::deserialize(d)? {
+            Raw::One(v) => one(v).map(PerPageType::One),
+            Raw::List(vs) => vs
+                .into_iter()
+                .map(one)
+                .collect::<Result<Vec<_>, _>>()
+                .map(PerPageType::PerType),
+        }
+    }
 }
 
 impl PerPageType {

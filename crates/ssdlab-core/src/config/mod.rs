@@ -5,9 +5,11 @@
 //! arrive as JSON). Unknown keys are errors; every error names where it came from
 //! (file or preset), the field path, the value and what is allowed.
 
+mod derived;
 mod device;
 pub mod memory;
 mod placement;
+mod plausible;
 pub mod presets;
 pub mod scheduling;
 pub mod units;
@@ -182,11 +184,53 @@ fn deserialize_tree<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// `nand.capacity = "1TB"` instead of `nand.blocks_per_plane`: the fewest blocks per
+/// plane that give at least that user capacity are written into the tree.
+fn capacity_to_blocks(tree: &mut toml::Value, origin: &str) -> Result<(), ConfigError> {
+    let Some(nand) = tree.get_mut("nand").and_then(|n| n.as_table_mut()) else {
+        return Ok(());
+    };
+    let Some(cap) = nand.remove("capacity") else {
+        return Ok(());
+    };
+    if nand.contains_key("blocks_per_plane") {
+        return Err(err(
+            origin,
+            "nand.capacity: give either capacity or blocks_per_plane, not both",
+        ));
+    }
+    let text = match &cap {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let target =
+        units::parse_size_bytes(&text).map_err(|m| err(origin, format!("nand.capacity: {m}")))?;
+    if target == 0 {
+        return Err(err(origin, "nand.capacity: must be > 0"));
+    }
+    let set_blocks = |t: &mut toml::Value, b: u64| {
+        if let Some(n) = t.get_mut("nand").and_then(|n| n.as_table_mut()) {
+            n.insert("blocks_per_plane".into(), toml::Value::Integer(b as i64));
+        }
+    };
+    let base = tree.clone();
+    let blocks = derived::blocks_for_capacity(target, |b| {
+        let mut t = base.clone();
+        set_blocks(&mut t, b);
+        let dev: DeviceConfig = t.try_into().ok()?;
+        Some(dev.capacity_bytes())
+    })
+    .map_err(|m| err(origin, format!("nand.capacity: {text} {m}")))?;
+    set_blocks(tree, blocks);
+    Ok(())
+}
+
 /// Resolve a device description and overrides into a validated config.
 pub fn load_device(spec: &DeviceSpec, overrides: &[String]) -> Result<DeviceConfig, ConfigError> {
     let origin = spec.origin();
     let mut tree = parse_tree(spec)?;
     apply_overrides(&mut tree, overrides)?;
+    capacity_to_blocks(&mut tree, &origin)?;
     let dev: DeviceConfig = deserialize_tree(tree, &origin)?;
     dev.validate().map_err(|m| err(&origin, m))?;
     Ok(dev)
@@ -307,6 +351,104 @@ mod tests {
         .to_string();
         assert!(e.contains("nand.t_erase"), "{e}");
         assert!(e.contains("unknown time unit"), "{e}");
+    }
+
+    #[test]
+    fn device_timings_and_sizes_need_units() {
+        for (ov, field) in [
+            ("nand.t_read=60", "nand.t_read"),
+            ("nand.t_read=[50, 70, 90]", "nand.t_read"),
+            ("nand.t_erase=3000", "nand.t_erase"),
+            ("nand.page_size=16384", "nand.page_size"),
+        ] {
+            let e = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[ov.into()])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(field) && e.contains("no unit"), "{ov}: {e}");
+        }
+        // 0 needs no unit.
+        assert!(load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["controller.buffer_read=0".into()]
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn implausible_values_warn_and_presets_do_not() {
+        for name in presets::DEVICE_NAMES {
+            let d = load_device(&DeviceSpec::Preset(name.to_string()), &[]).unwrap();
+            assert!(d.warnings().is_empty(), "{name}: {:?}", d.warnings());
+        }
+        let d = load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["nand.t_read=60ns".into()],
+        )
+        .unwrap();
+        let w = d.warnings().join("\n");
+        assert!(w.contains("nand.t_read") && w.contains("TLC"), "{w}");
+        assert!(w.contains("did you mean 60us"), "{w}");
+        let d = load_device(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["nand.t_read=250us".into()],
+        )
+        .unwrap();
+        assert!(d.warnings().join(" ").contains("nand.t_read"));
+    }
+
+    #[test]
+    fn fio_times_default_to_seconds() {
+        let cap = 1 << 30;
+        let w = load_workload(r#"{"runtime": 1, "ramp_time": "0.5"}"#, &[], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 1_000_000_000);
+        assert_eq!(w.ramp_time.ns(), 500_000_000);
+        let w = load_workload("{}", &["runtime=1".into(), "thinktime=10".into()], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 1_000_000_000);
+        assert_eq!(w.thinktime.ns(), 10_000);
+        let w = load_workload(r#"{"runtime": "250ms", "bs": 8192}"#, &[], cap).unwrap();
+        assert_eq!(w.runtime.unwrap().ns(), 250_000_000);
+        assert_eq!(w.bs.bytes(), 8192);
+    }
+
+    #[test]
+    fn capacity_derives_blocks_per_plane() {
+        let p = DeviceSpec::Preset("client-tlc-dram".into());
+        let base = load_device(&p, &[]).unwrap();
+        let want = 1_000_000_000_000u64;
+        let d = load_device(&p, &["nand.capacity=\"1TB\"".into()]).unwrap_err();
+        assert!(d.to_string().contains("not both"), "{d}");
+        let mut tree = parse_tree(&p).unwrap();
+        let nand = tree.get_mut("nand").unwrap().as_table_mut().unwrap();
+        nand.remove("blocks_per_plane");
+        nand.insert("capacity".into(), toml::Value::String("1TB".into()));
+        let text = toml::to_string(&tree).unwrap();
+        let spec = DeviceSpec::Toml {
+            origin: "mine.toml".into(),
+            text,
+        };
+        let d = load_device(&spec, &[]).unwrap();
+        assert!(d.capacity_bytes() >= want);
+        let mut fewer = d.clone();
+        fewer.nand.blocks_per_plane -= 1;
+        assert!(fewer.capacity_bytes() < want);
+        assert!(d.nand.blocks_per_plane > base.nand.blocks_per_plane);
+        let g = &d.derived()["geometry"];
+        assert_eq!(g["blocks_per_plane"], d.nand.blocks_per_plane);
+        let e = load_device(&spec, &["nand.capacity=\"5\"".into()]).unwrap_err();
+        assert!(e.to_string().contains("nand.capacity") && e.to_string().contains("no unit"));
+    }
+
+    #[test]
+    fn derived_ceilings() {
+        let d = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[]).unwrap();
+        let v = d.derived();
+        assert_eq!(v["pcie_bytes_per_s"], d.link_bytes_per_s());
+        let qd1 = v["qd1_read_4k_ns_estimate"].as_f64().unwrap();
+        assert!(
+            qd1 > d.nand.t_read.max() as f64 * 0.5 && qd1 < 200_000.0,
+            "{qd1}"
+        );
+        assert!(v["map_bytes"].as_u64().unwrap() > 0);
     }
 
     #[test]

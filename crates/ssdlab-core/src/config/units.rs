@@ -3,7 +3,10 @@
 //!
 //! Sizes follow the usual storage convention: KiB/MiB/GiB/TiB are powers of two,
 //! KB/MB/GB/TB powers of ten, and a bare K/M/G/T (fio's style) means powers of two.
-//! A bare integer means nanoseconds for durations and bytes for sizes.
+//! Device timings and sizes (`Duration`, `Size`) must carry a unit: a bare number other
+//! than 0 is an error, since "60" could mean ns, us or s. Workload options follow fio:
+//! `Secs` (runtime, ramp_time) take bare numbers as seconds, `Usecs` (thinktime) as
+//! microseconds and `Bytes` (bs, size, offset, ...) as bytes.
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -22,13 +25,21 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((num, s[end..].trim()))
 }
 
-/// Parse a duration into nanoseconds.
-pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+/// Parse a duration into nanoseconds; a bare number is multiplied by `bare_ns`
+/// (None: a bare number other than 0 is an error).
+fn duration_with_default(s: &str, bare_ns: Option<f64>) -> Result<u64, String> {
     let (n, unit) = split_number(s).ok_or_else(|| {
         format!("'{s}' is not a duration (use e.g. \"50us\", \"3.8ms\", \"500ns\")")
     })?;
     let mult = match unit {
-        "" | "ns" => 1.0,
+        "" if n == 0.0 => 1.0,
+        "" => bare_ns.ok_or_else(|| {
+            format!(
+                "'{s}' has no unit: a device timing needs one, e.g. \"{s}us\" or \"{s}ns\" \
+                 (allowed: ns, us, ms, s)"
+            )
+        })?,
+        "ns" => 1.0,
         "us" | "µs" | "usec" => 1e3,
         "ms" | "msec" => 1e6,
         "s" | "sec" => 1e9,
@@ -43,8 +54,34 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     Ok((n * mult).round() as u64)
 }
 
-/// Parse a size into bytes.
+/// Parse a device duration (a unit is required) into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    duration_with_default(s, None)
+}
+
+/// Parse a fio time in seconds by default (`runtime`, `ramp_time`) into nanoseconds.
+pub fn parse_secs_ns(s: &str) -> Result<u64, String> {
+    duration_with_default(s, Some(1e9))
+}
+
+/// Parse a fio time in microseconds by default (`thinktime`) into nanoseconds.
+pub fn parse_usecs_ns(s: &str) -> Result<u64, String> {
+    duration_with_default(s, Some(1e3))
+}
+
+/// Parse a device size (a unit is required, "B" for bytes) into bytes.
 pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
+    match split_number(s) {
+        Some((n, "")) if n != 0.0 => Err(format!(
+            "'{s}' has no unit: a device size needs one, e.g. \"{s}B\" or \"{s}KiB\" \
+             (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+        )),
+        _ => parse_bytes(s),
+    }
+}
+
+/// Parse a size into bytes; a bare number is bytes (fio's convention).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (n, unit) = split_number(s)
         .ok_or_else(|| format!("'{s}' is not a size (use e.g. \"4KiB\", \"16KiB\", \"512GB\")"))?;
     let mult: f64 = match unit.trim_end_matches(['B', 'b']).to_ascii_lowercase().as_str() {
@@ -206,6 +243,27 @@ unit_type!(
     "a size such as \"16KiB\""
 );
 unit_type!(
+    Bytes,
+    u64,
+    parse_bytes,
+    fmt_size,
+    "a size such as \"4KiB\" (a bare number is bytes)"
+);
+unit_type!(
+    Secs,
+    u64,
+    parse_secs_ns,
+    fmt_duration,
+    "a time such as \"30s\" or \"100ms\" (a bare number is seconds, as in fio)"
+);
+unit_type!(
+    Usecs,
+    u64,
+    parse_usecs_ns,
+    fmt_duration,
+    "a time such as \"100us\" (a bare number is microseconds, as in fio)"
+);
+unit_type!(
     Bandwidth,
     f64,
     parse_bandwidth,
@@ -230,6 +288,21 @@ impl Size {
         self.0
     }
 }
+impl Bytes {
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+impl Secs {
+    pub fn ns(self) -> u64 {
+        self.0
+    }
+}
+impl Usecs {
+    pub fn ns(self) -> u64 {
+        self.0
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -241,7 +314,12 @@ mod tests {
         assert_eq!(parse_duration_ns("3.8ms").unwrap(), 3_800_000);
         assert_eq!(parse_duration_ns("500ns").unwrap(), 500);
         assert_eq!(parse_duration_ns("2s").unwrap(), 2_000_000_000);
-        assert_eq!(parse_duration_ns("120").unwrap(), 120);
+        assert!(parse_duration_ns("120").unwrap_err().contains("no unit"));
+        assert_eq!(parse_duration_ns("0").unwrap(), 0);
+        assert_eq!(parse_secs_ns("1").unwrap(), 1_000_000_000);
+        assert_eq!(parse_secs_ns("0.5").unwrap(), 500_000_000);
+        assert_eq!(parse_secs_ns("100ms").unwrap(), 100_000_000);
+        assert_eq!(parse_usecs_ns("10").unwrap(), 10_000);
         assert!(parse_duration_ns("5 parsecs")
             .unwrap_err()
             .contains("unknown time unit"));
@@ -257,6 +335,9 @@ mod tests {
         assert_eq!(parse_size_bytes("512GiB").unwrap(), 512 << 30);
         assert_eq!(parse_size_bytes("1.5KiB").unwrap(), 1536);
         assert!(parse_size_bytes("1.3B").is_err());
+        assert!(parse_size_bytes("4096").unwrap_err().contains("no unit"));
+        assert_eq!(parse_size_bytes("0").unwrap(), 0);
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
         assert!(parse_size_bytes("4 furlongs").is_err());
     }
 

@@ -3,7 +3,9 @@
 //! `io_size`, `runtime`, `ramp_time` mean what they mean in fio; `queues` and
 //! `queue_policy` say how host threads spread commands over NVMe queues.
 
-use super::units::{Duration, Size};
+// fio's conventions: bare sizes are bytes, bare runtime/ramp_time seconds, bare
+// thinktime microseconds.
+use super::units::{Bytes as Size, Secs, Usecs};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -101,12 +103,12 @@ pub struct WorkloadConfig {
     /// Bytes per job before it stops (fio's default stop rule is io_size = size).
     #[serde(default)]
     pub io_size: Option<Size>,
-    /// Simulated run time limit.
+    /// Simulated run time limit (a bare number is seconds, as in fio).
     #[serde(default)]
-    pub runtime: Option<Duration>,
-    /// Simulated warm-up time excluded from the statistics.
+    pub runtime: Option<Secs>,
+    /// Simulated warm-up time excluded from the statistics (bare number: seconds).
     #[serde(default)]
-    pub ramp_time: Duration,
+    pub ramp_time: Secs,
     /// Job name (a fio job section's name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -127,9 +129,9 @@ pub struct WorkloadConfig {
     /// zoned:pct/range%:... (fio's `random_distribution`).
     #[serde(default = "default_distribution")]
     pub random_distribution: String,
-    /// Pause after every `thinktime_blocks` I/Os issued (fio's `thinktime`).
+    /// Pause after every `thinktime_blocks` I/Os issued (fio's `thinktime`; bare: µs).
     #[serde(default)]
-    pub thinktime: Duration,
+    pub thinktime: Usecs,
     #[serde(default = "default_one")]
     pub thinktime_blocks: u32,
     /// Cap on this job's I/Os per second (fio's `rate_iops`; open-loop pacing).
@@ -334,7 +336,7 @@ impl WorkloadConfig {
             if span < self.max_bs() {
                 errs.push(format!(
                     "size: the span of {span} bytes is smaller than the block size {}",
-                    super::units::Size(self.max_bs())
+                    Size(self.max_bs())
                 ));
             }
         }

@@ -679,7 +679,7 @@ impl Ssd {
             j.stats.dirs[d].record(now - c.submit_ns, c.len);
             j.stats.slat[d].record(c.fetch_ns - c.submit_ns);
             j.stats.clat[d].record(now - c.fetch_ns);
-            j.stats.samplers[d].record(now - j.measure_from, c.len);
+            j.stats.samplers[d].record(now - j.measure_from, c.len, now - c.submit_ns);
         }
         self.cmds.remove(cmd);
         let q = &mut self.nvme.sqs[c.sq as usize];

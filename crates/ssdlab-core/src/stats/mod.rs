@@ -173,95 +173,179 @@ impl LatStats {
 
 /// fio's bandwidth and IOPS samples: bytes and I/Os completed in each window of
 /// `BW_WINDOW_NS` (fio's default `bw_avg_time`/`iops_avg_time` of 500 ms) since the
-/// job's measurement began.
+/// job's measurement began, plus the latency sum for a per-window mean. Only windows
+/// that saw an I/O are stored, so an idle stretch of any length costs nothing; the
+/// statistics count the empty windows as zero samples, as fio does.
 pub const BW_WINDOW_NS: u64 = 500_000_000;
+
+/// One window with I/O in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Window {
+    pub index: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    pub lat_sum_ns: u64,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Sampler {
-    window: u64,
-    bytes: u64,
-    ios: u64,
-    /// Closed windows: (bytes, ios).
-    pub samples: Vec<(u64, u64)>,
+    /// The open window (closed once an I/O lands in a later one).
+    open: Window,
+    /// Closed windows that saw I/O, by increasing index.
+    pub samples: Vec<Window>,
 }
 
 impl Sampler {
     #[inline]
-    pub fn record(&mut self, since_start_ns: u64, bytes: u64) {
+    pub fn record(&mut self, since_start_ns: u64, bytes: u64, lat_ns: u64) {
         let w = since_start_ns / BW_WINDOW_NS;
-        while self.window < w {
-            self.samples.push((self.bytes, self.ios));
-            self.bytes = 0;
-            self.ios = 0;
-            self.window += 1;
+        if w > self.open.index {
+            if self.open.ios > 0 {
+                self.samples.push(self.open);
+            }
+            self.open = Window {
+                index: w,
+                ..Window::default()
+            };
         }
-        self.bytes += bytes;
-        self.ios += 1;
+        self.open.bytes += bytes;
+        self.open.ios += 1;
+        self.open.lat_sum_ns += lat_ns;
     }
 
     /// Add another job's samples window by window (group reporting).
     pub fn merge(&mut self, o: &Sampler) {
-        if o.samples.len() > self.samples.len() {
-            self.samples.resize(o.samples.len(), (0, 0));
+        let mut out = Vec::with_capacity(self.samples.len().max(o.samples.len()));
+        let (mut a, mut b) = (self.samples.iter().peekable(), o.samples.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.index == y.index => {
+                    let (x, y) = (a.next().unwrap(), b.next().unwrap());
+                    Window {
+                        index: x.index,
+                        bytes: x.bytes + y.bytes,
+                        ios: x.ios + y.ios,
+                        lat_sum_ns: x.lat_sum_ns + y.lat_sum_ns,
+                    }
+                }
+                (Some(x), Some(y)) if x.index < y.index => *a.next().unwrap(),
+                (Some(_), Some(_)) | (None, Some(_)) => *b.next().unwrap(),
+                (Some(_), None) => *a.next().unwrap(),
+                (None, None) => break,
+            };
+            out.push(next);
         }
-        for (a, b) in self.samples.iter_mut().zip(&o.samples) {
-            a.0 += b.0;
-            a.1 += b.1;
-        }
-        if o.window == self.window {
-            self.bytes += o.bytes;
-            self.ios += o.ios;
-        } else if o.window > self.window {
-            self.window = o.window;
-            self.bytes = o.bytes;
-            self.ios = o.ios;
+        self.samples = out;
+        let (mine, theirs) = (self.open, o.open);
+        if theirs.index == mine.index {
+            self.open.bytes += theirs.bytes;
+            self.open.ios += theirs.ios;
+            self.open.lat_sum_ns += theirs.lat_sum_ns;
+        } else if theirs.index > mine.index {
+            // The earlier open window is closed relative to the later one.
+            if mine.ios > 0 {
+                self.insert_closed(mine);
+            }
+            self.open = theirs;
+        } else if theirs.ios > 0 {
+            self.insert_closed(theirs);
         }
     }
 
-    fn stats(v: &[f64]) -> (f64, f64, f64, f64) {
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let var = if v.len() > 1 {
-            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    fn insert_closed(&mut self, w: Window) {
+        match self.samples.binary_search_by_key(&w.index, |x| x.index) {
+            Ok(i) => {
+                let x = &mut self.samples[i];
+                x.bytes += w.bytes;
+                x.ios += w.ios;
+                x.lat_sum_ns += w.lat_sum_ns;
+            }
+            Err(i) => self.samples.insert(i, w),
+        }
+    }
+
+    /// (min, max, mean, stddev) over `n` windows: the stored ones' `values` and
+    /// n - values.len() empty windows (zeros), in time proportional to the stored ones.
+    fn stats(values: &[f64], n: u64) -> (f64, f64, f64, f64) {
+        let zeros = n.saturating_sub(values.len() as u64) as f64;
+        let nf = n as f64;
+        let mean = values.iter().sum::<f64>() / nf;
+        let var = if n > 1 {
+            (values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() + zeros * mean * mean)
+                / (nf - 1.0)
         } else {
             0.0
         };
-        let min = v.iter().cloned().fold(f64::MAX, f64::min);
-        let max = v.iter().cloned().fold(0.0, f64::max);
+        let min = if zeros > 0.0 {
+            0.0
+        } else {
+            values.iter().cloned().fold(f64::MAX, f64::min)
+        };
+        let max = values.iter().cloned().fold(0.0, f64::max);
         (min, max, mean, var.sqrt())
     }
 
     /// fio's bw_min/max/mean/dev/samples (KiB/s) and iops_min/.../samples; a run
-    /// shorter than one window gives one sample scaled from its length.
+    /// shorter than one window gives one sample scaled from its length. Also the
+    /// logs of every window with I/O, as fio's `write_iops_log`/`write_bw_log`/
+    /// `write_lat_log` with `log_avg_msec=500` would hold them: `[[t_ms, value], ...]`
+    /// with t_ms the end of the window (the last, partial one at the end of the run).
     pub fn to_json(&self, runtime_ns: u64) -> Value {
         let secs = BW_WINDOW_NS as f64 / 1e9;
-        let mut kib: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.0 as f64 / 1024.0 / secs)
-            .collect();
-        let mut iops: Vec<f64> = self.samples.iter().map(|s| s.1 as f64 / secs).collect();
-        let tail_ns = runtime_ns.saturating_sub(self.window * BW_WINDOW_NS);
-        if kib.is_empty() && self.ios > 0 && tail_ns > 0 {
-            let t = tail_ns as f64 / 1e9;
-            kib.push(self.bytes as f64 / 1024.0 / t);
-            iops.push(self.ios as f64 / t);
+        let tail_ns = runtime_ns.saturating_sub(self.open.index * BW_WINDOW_NS);
+        let mut logs = (Vec::new(), Vec::new(), Vec::new());
+        let window_ms = BW_WINDOW_NS / 1_000_000;
+        let tail = (self.open.ios > 0 && tail_ns > 0).then_some(self.open);
+        for w in self.samples.iter().chain(tail.as_ref()) {
+            let (t_ms, len_s) = if w.index == self.open.index {
+                (runtime_ns / 1_000_000, tail_ns as f64 / 1e9)
+            } else {
+                ((w.index + 1) * window_ms, secs)
+            };
+            logs.0.push(json!([t_ms, w.ios as f64 / len_s]));
+            logs.1.push(json!([t_ms, w.bytes as f64 / 1024.0 / len_s]));
+            logs.2
+                .push(json!([t_ms, w.lat_sum_ns as f64 / w.ios as f64]));
         }
-        if kib.is_empty() {
-            return json!({
-                "bw_min": 0, "bw_max": 0, "bw_agg": 0.0, "bw_mean": 0.0, "bw_dev": 0.0,
-                "bw_samples": 0, "iops_min": 0, "iops_max": 0, "iops_mean": 0.0,
-                "iops_stddev": 0.0, "iops_samples": 0,
-            });
-        }
-        let (bmin, bmax, bmean, bdev) = Self::stats(&kib);
-        let (imin, imax, imean, idev) = Self::stats(&iops);
-        json!({
-            "bw_min": bmin as u64, "bw_max": bmax as u64, "bw_agg": 100.0, "bw_mean": bmean,
-            "bw_dev": bdev, "bw_samples": kib.len(),
-            "iops_min": imin as u64, "iops_max": imax as u64, "iops_mean": imean,
-            "iops_stddev": idev, "iops_samples": iops.len(),
-        })
+        let mut o = if self.open.index == 0 {
+            if let Some(w) = tail {
+                let t = tail_ns as f64 / 1e9;
+                let (kib, iops) = (w.bytes as f64 / 1024.0 / t, w.ios as f64 / t);
+                json!({
+                    "bw_min": kib as u64, "bw_max": kib as u64, "bw_agg": 100.0,
+                    "bw_mean": kib, "bw_dev": 0.0, "bw_samples": 1,
+                    "iops_min": iops as u64, "iops_max": iops as u64, "iops_mean": iops,
+                    "iops_stddev": 0.0, "iops_samples": 1,
+                })
+            } else {
+                json!({
+                    "bw_min": 0, "bw_max": 0, "bw_agg": 0.0, "bw_mean": 0.0, "bw_dev": 0.0,
+                    "bw_samples": 0, "iops_min": 0, "iops_max": 0, "iops_mean": 0.0,
+                    "iops_stddev": 0.0, "iops_samples": 0,
+                })
+            }
+        } else {
+            let n = self.open.index;
+            let kib: Vec<f64> = self
+                .samples
+                .iter()
+                .map(|w| w.bytes as f64 / 1024.0 / secs)
+                .collect();
+            let iops: Vec<f64> = self.samples.iter().map(|w| w.ios as f64 / secs).collect();
+            let (bmin, bmax, bmean, bdev) = Self::stats(&kib, n);
+            let (imin, imax, imean, idev) = Self::stats(&iops, n);
+            json!({
+                "bw_min": bmin as u64, "bw_max": bmax as u64, "bw_agg": 100.0, "bw_mean": bmean,
+                "bw_dev": bdev, "bw_samples": n,
+                "iops_min": imin as u64, "iops_max": imax as u64, "iops_mean": imean,
+                "iops_stddev": idev, "iops_samples": n,
+            })
+        };
+        o["log_avg_msec"] = json!(window_ms);
+        o["iops_log"] = Value::Array(logs.0);
+        o["bw_log"] = Value::Array(logs.1);
+        o["lat_log"] = Value::Array(logs.2);
+        o
     }
 }
 
@@ -345,6 +429,50 @@ mod tests {
             j.record_depth(d);
         }
         assert_eq!(j.depth, [1, 2, 1, 0, 0, 2, 2]);
+    }
+
+    #[test]
+    fn sampler_stores_only_windows_with_io() {
+        let w = BW_WINDOW_NS;
+        let mut s = Sampler::default();
+        s.record(w / 10, 4096, 100);
+        s.record(w / 5, 4096, 300);
+        // a thousand hours later: nothing is stored for the idle windows
+        let late = 3_600_000 * 1_000_000_000 * 1000; // a million hours: 7.2e9 windows
+        s.record(late, 8192, 1000);
+        s.record(late + w, 4096, 500);
+        assert_eq!(s.samples.len(), 2);
+        let rt = late + w + w / 2;
+        let j = s.to_json(rt);
+        let n = (late + w) / w;
+        assert_eq!(j["iops_samples"], n);
+        assert_eq!(j["iops_min"], 0);
+        assert_eq!(j["iops_max"], 4);
+        assert!((j["iops_mean"].as_f64().unwrap() - 3.0 / (n as f64 * 0.5)).abs() < 1e-9);
+        let log = j["iops_log"].as_array().unwrap();
+        assert_eq!(log.len(), 3);
+        assert_eq!(log[0], json!([500, 4.0]));
+        assert_eq!(j["lat_log"][0], json!([500, 200.0]));
+        assert_eq!(j["lat_log"][1][1], json!(1000.0));
+        // the last, partial window: 1 I/O in half a window (0.25 s)
+        assert_eq!(log[2], json!([rt / 1_000_000, 4.0]));
+    }
+
+    #[test]
+    fn sampler_merge_adds_windows() {
+        let w = BW_WINDOW_NS;
+        let (mut a, mut b) = (Sampler::default(), Sampler::default());
+        a.record(0, 10, 1);
+        a.record(3 * w, 10, 1);
+        b.record(w, 20, 2);
+        b.record(3 * w + 1, 20, 2);
+        b.record(5 * w, 20, 2);
+        a.merge(&b);
+        let idx: Vec<_> = a.samples.iter().map(|x| (x.index, x.bytes)).collect();
+        assert_eq!(idx, vec![(0, 10), (1, 20), (3, 30)]);
+        let j = a.to_json(5 * w + w / 2);
+        assert_eq!(j["iops_samples"], 5);
+        assert_eq!(j["iops_log"].as_array().unwrap().len(), 4);
     }
 
     #[test]

@@ -1,0 +1,267 @@
+"""The device config for people who write one: every section with its defaults resolved
+(``ssdlab presets --show NAME``), the figures ``ssdlab validate`` derives, and
+``docs/config.md`` generated from the Rust definitions.
+
+The generator reads the config structs in ``crates/ssdlab-core/src/config/`` (a source
+checkout, not the installed package): each field's doc comment is its meaning, its Rust
+type gives the unit, the default is what the core resolves when the field is left out
+(a minimal device of required fields only, validated by the core), and the range is
+taken from the checks in the same sources (``pos(…, "nand.channels")`` is "> 0",
+messages with "(allowed: …)" or "must be …"). Regenerate with
+``python -m ssdlab.configdoc > docs/config.md``; a test fails when the file is stale.
+Simplification: only the device's top-level sections are documented, one level deep.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+SECTION_ORDER = ("host", "controller", "nand", "ftl", "map", "sram", "dram", "hmb",
+                 "read_cache", "scheduler", "slc")  # fmt: skip
+REPORT_ONLY = ("capacity_bytes", "raw_bytes", "warnings", "derived")
+UNITS = {
+    "Duration": "time; a unit is required (ns, us, ms, s)",
+    "Size": "bytes; a unit is required (B, KiB, MiB, GiB, KB, MB, GB, TB)",
+    "Rate": "transfers/s (e.g. 800MT/s)",
+    "Bandwidth": "bytes/s (e.g. 1GB/s, 985MB/s)",
+    "PerPageType": "time, one value or one per page type (LSB, CSB, MSB, TSB)",
+    "u32": "count",
+    "u64": "count",
+    "usize": "count",
+    "f64": "number",
+    "bool": "true or false",
+    "String": "text",
+}
+
+
+# ---- resolved config as TOML --------------------------------------------------------
+
+
+def _toml_value(v: Any) -> str:
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(str(v), ensure_ascii=False)
+
+
+def _table(lines: list[str], name: str, d: dict) -> None:
+    scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+    lines.append(f"\n[{name}]")
+    for k, v in scalars.items():
+        # TOML has no null: an unset optional field is shown as a comment
+        lines.append(f"# {k}: not set" if v is None else f"{k} = {_toml_value(v)}")
+    for k, v in d.items():
+        if isinstance(v, dict):
+            _table(lines, f"{name}.{k}", v)
+
+
+def resolved_toml(device: Any) -> str:
+    """Every section of a device with every default filled in, as TOML that loads back
+    to the same config."""
+    from ssdlab import api
+
+    cfg = api.validate(device)
+    for k in REPORT_ONLY:
+        cfg.pop(k, None)
+    lines = [f"# {cfg.get('name')}: every field, defaults resolved (ssdlab presets --show)"]
+    for k, v in cfg.items():
+        if not isinstance(v, dict):
+            lines.append(f"{k} = {_toml_value(v)}")
+    for k, v in cfg.items():
+        if isinstance(v, dict):
+            _table(lines, k, v)
+    return "\n".join(lines) + "\n"
+
+
+def _rate(b: float) -> str:
+    return f"{b / 1e9:,.2f} GB/s" if b >= 1e9 else f"{b / 1e6:,.0f} MB/s"
+
+
+def describe_derived(cfg: dict) -> str:
+    """The lines ``ssdlab validate`` prints under its verdict."""
+    d = cfg.get("derived") or {}
+    if not d:
+        return ""
+    g = d["geometry"]
+    gib = 1 << 30
+    lines = [
+        f"  geometry: {g['channels']} ch x {g['dies_per_channel']} dies x "
+        f"{g['planes_per_die']} planes x {g['blocks_per_plane']:,} blocks x "
+        f"{g['pages_per_block']} pages x {g['page_bytes'] // 1024} KiB = "
+        f"{g['raw_bytes'] / 1e9:,.1f} GB raw, {g['capacity_bytes'] / 1e9:,.1f} GB user",
+        f"  ceilings: PCIe {_rate(d['pcie_bytes_per_s'])}; channels "
+        f"{_rate(d['channels_bytes_per_s'])} ({_rate(d['channel_bytes_per_s'])} each); dies "
+        f"read {_rate(d['dies_read_bytes_per_s'])}, program "
+        f"{_rate(d['dies_program_bytes_per_s'])} ({_rate(d['die_read_bytes_per_s'])} / "
+        f"{_rate(d['die_program_bytes_per_s'])} each)",
+        f"  QD1 4 KiB read: about {d['qd1_read_4k_ns_estimate'] / 1e3:,.1f} us "
+        "(no queueing, map hit)",
+    ]
+    mem = f"DRAM {d['dram_bytes'] / gib:,.3f} GiB"
+    if d["hmb_preferred_bytes"]:
+        mem += f", HMB preferred {d['hmb_preferred_bytes'] / gib:,.3f} GiB"
+    cached = f"{d['map_cache_bytes'] / gib:,.3f} GiB cached in "
+    where = "whole map in " if d["map_whole"] else cached
+    lines.append(f"  map: {d['map_bytes'] / gib:,.3f} GiB; {where}{d['map_tier']}; {mem}")
+    return "\n".join(lines)
+
+
+# ---- docs/config.md from the Rust sources --------------------------------------------
+
+_FIELD = re.compile(r"^\s*pub (\w+): ([^,]+),\s*$")
+
+
+def _structs(text: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for m in re.finditer(r"pub struct (\w+) \{\n(.*?)\n\}", text, re.S):
+        fields, doc, default = [], [], None
+        for line in m.group(2).splitlines():
+            s = line.strip()
+            if s.startswith("///"):
+                doc.append(s[3:].strip())
+            elif s.startswith("#[serde(") and "default" in s:
+                dm = re.search(r'default = "(\w+)"', s)
+                default = dm.group(1) if dm else "Default"
+            elif s.startswith("#["):
+                continue
+            elif (fm := _FIELD.match(line)) is not None:
+                fields.append(
+                    {
+                        "name": fm.group(1),
+                        "type": fm.group(2),
+                        "doc": " ".join(doc),
+                        "required": default is None,
+                    }
+                )
+                doc, default = [], None
+            else:
+                doc, default = [], None
+        out[m.group(1)] = fields
+    return out
+
+
+def _enums(text: str) -> dict[str, list[str]]:
+    out = {}
+    pat = r'(?:#\[serde\(rename_all = "([\w-]+)"\)\]\s*)?pub enum (\w+) \{\n(.*?)\n\}'
+    for m in re.finditer(pat, text, re.S):
+        style, name, body = m.group(1), m.group(2), m.group(3)
+        names = re.findall(r"^\s*(\w+)\s*[,({]", body, re.M)
+        if style == "lowercase":
+            names = [n.lower() for n in names]
+        elif style == "UPPERCASE":
+            names = [n.upper() for n in names]
+        elif style == "kebab-case":
+            names = [re.sub(r"(?<!^)([A-Z])", r"-\1", n).lower() for n in names]
+        out[name] = names
+    return out
+
+
+def _unit(rust_type: str, enums: dict[str, list[str]]) -> str:
+    t = rust_type.strip()
+    opt = t.startswith("Option<")
+    if opt:
+        t = t[len("Option<") : -1]
+    if t in enums:
+        u = "one of " + ", ".join(enums[t])
+    else:
+        u = UNITS.get(t, t)
+    return u + (" (optional)" if opt else "")
+
+
+def _range(path: str, sources: str) -> str:
+    found = []
+    if re.search(rf'pos\([^;]*"{re.escape(path)}"\)', sources):
+        found.append("> 0")
+    for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', sources):
+        if not lit.startswith(path + ":"):
+            continue
+        am = re.search(r"\(allowed: ([^)]*)\)", lit)
+        mm = re.search(r"must be ([^;{}\"]*)", lit)
+        if am:
+            found.append(am.group(1))
+        elif mm:
+            found.append(mm.group(1).strip())
+    seen = []
+    for f in found:
+        if f and f not in seen:
+            seen.append(f)
+    return "; ".join(seen).replace("|", "/") or "-"
+
+
+def _minimal_device(structs: dict, top: list[dict]) -> dict:
+    """client-tlc-dram's values for the required fields only."""
+    from ssdlab import api
+
+    full = api.validate("client-tlc-dram")
+    dev: dict[str, Any] = {"name": "defaults"}
+    for f in top:
+        t = f["type"]
+        if not f["required"] or t not in structs:
+            continue
+        dev[f["name"]] = {
+            g["name"]: full[f["name"]][g["name"]] for g in structs[t] if g["required"]
+        }
+    return dev
+
+
+def generate(root: str | Path) -> str:
+    """docs/config.md's text from the Rust sources under ``root``."""
+    from ssdlab import api
+
+    src = Path(root) / "crates" / "ssdlab-core" / "src" / "config"
+    texts = {p.name: p.read_text() for p in sorted(src.glob("*.rs"))}
+    sources = "\n".join(texts.values())
+    structs, enums = {}, {}
+    for t in texts.values():
+        structs.update(_structs(t))
+        enums.update(_enums(t))
+    top = structs["DeviceConfig"]
+    resolved = api.validate(_minimal_device(structs, top))
+    out = [
+        "# Device config reference",
+        "",
+        "Generated from the Rust definitions in `crates/ssdlab-core/src/config/` by",
+        "`python -m ssdlab.configdoc > docs/config.md` (a test fails when this file is stale).",
+        "Defaults are what ssdlab resolves when a field is left out; *required* fields have",
+        'none. `nand.capacity` (a size such as `"1TB"`) may replace `nand.blocks_per_plane`:',
+        "the fewest blocks per plane that reach that user capacity are used, and",
+        "`ssdlab validate` shows the geometry. Start from `ssdlab presets --show NAME`.",
+    ]
+    for f in top:
+        if f["type"] not in structs:
+            continue
+        sec = f["name"]
+        out += ["", f"## [{sec}]", ""]
+        if f["doc"]:
+            out += [f["doc"], ""]
+        out += ["| field | unit | default | range | meaning |", "|---|---|---|---|---|"]
+        for g in structs[f["type"]]:
+            path = f"{sec}.{g['name']}"
+            if g["required"]:
+                default = "*required*"
+            else:
+                v = resolved.get(sec, {}).get(g["name"])
+                default = "-" if v is None else f"`{_toml_value(v)}`"
+            doc = (g["doc"] or "-").replace("|", "/")
+            unit = _unit(g["type"], enums).replace("|", "/")
+            out.append(f"| `{g['name']}` | {unit} | {default} | {_range(path, sources)} | {doc} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    root = Path(argv[0]) if argv else Path(__file__).resolve().parents[2]
+    sys.stdout.write(generate(root))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
