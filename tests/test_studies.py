@@ -169,6 +169,35 @@ def test_hmb_vs_dram_study_quick(tmp_path, tiny_pair, capsys):
         assert (out / "seq-write-128k-t1-qd32.png").exists()
 
 
+def test_hmb_vs_dram_resumes_from_its_parquet_results(tmp_path, tiny_pair, capsys):
+    """The study runs on the sweep engine: its points are Parquet files under OUT/runs, and
+    running it again with the same --out (after a kill, or with more states) runs only the
+    points it does not have."""
+    dram, hmb = tiny_pair
+    out = tmp_path / "out"
+    base = ["study", "hmb-vs-dram", "--quick", "--devices", f"{dram},{hmb}"]
+    base += ["--workloads", "rand-read-4k-t1-qd32", "--number_ios", "300", "--out", str(out)]
+    assert main([*base, "--states", "normal"]) == 0
+    first = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    assert len(first) == 4  # 2 devices x queues 1 and max
+    csv_first = (out / "results.csv").read_text()
+    # Again with one more state: the 4 finished points are kept as they were, 4 are added.
+    assert main([*base, "--states", "normal,aging"]) == 0
+    second = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    assert len(second) == 8
+    assert all(second[name] == t for name, t in first.items())
+    rows = _rows(out / "results.csv")[1:]
+    assert len(rows) == 8
+    # The normal-state rows are the same figures as the first run's.
+    normal = [r for r in rows if r[1] == "normal"]
+    assert {tuple(r) for r in normal} == {tuple(r) for r in _rows_text(csv_first)[1:]}
+    capsys.readouterr()
+
+
+def _rows_text(text):
+    return list(csv.reader(text.splitlines()))
+
+
 def test_hmb_vs_dram_prints_the_seed_figure_beside_ours(tmp_path, tiny_pair, capsys):
     dram, hmb = tiny_pair
     out = tmp_path / "out"

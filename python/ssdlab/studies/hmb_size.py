@@ -38,11 +38,11 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                                 s.point_run(dev, state, wl, n, m, set={"hmb.host_policy": hmb})
                             )
                         keys.append(((density, state, wl, q, hmb), index[k]))
-    reports = s.run_points(runs)
+    reports = s.run_points(runs, out_dir)
     res = {}
     for key, i in keys:
         res[key] = s.value_of(reports[i], key[2])
-        grants[(key[0], key[4])] = reports[i]["device"]["hmb"]["granted_bytes"]
+        grants[(key[0], key[4])] = reports[i]["stats.hmb.granted_bytes"]
 
     rows = []
     for density in m.densities:

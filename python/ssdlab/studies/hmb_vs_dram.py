@@ -38,7 +38,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                             index[k] = len(runs)
                             runs.append(s.point_run(dev, state, wl, n, m))
                         keys.append(((density, state, wl, q, role), dev, index[k]))
-    reports = s.run_points(runs)
+    reports = s.run_points(runs, out_dir)
     res, names = {}, {}
     for key, dev, i in keys:
         res[key] = s.value_of(reports[i], key[2])

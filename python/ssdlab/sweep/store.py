@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 PIP_HINT = (
-    "pip install 'ssdlab[sweep]' (in a source tree: pip install '.[sweep]'; "
+    "pip install ssdlab (in a source tree: pip install .; "
     "or: pip install pyarrow pandas duckdb)"
 )
 
