@@ -10,10 +10,9 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from ssdlab import api
+from ssdlab import api, outputs
 from ssdlab.api import ConfigError
 from ssdlab.workloads import IOMETER_PREFIX, WORKLOADS, named_workload
 
@@ -44,31 +43,11 @@ class UsageError(Exception):
     """A command-line mistake that is not a config error."""
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file so a failure leaves nothing half-written."""
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        raise UsageError(f"{path}: directory {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        # mkstemp creates the file 0600; the result should get the user's umask, as
-        # any file the user creates does.
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def write_atomically(path: str | os.PathLike, text: str, flag: str = "output") -> None:
+    """Write ``text`` to ``path`` by the rules of :mod:`ssdlab.outputs` (atomic replacement of
+    a regular file, write-through to devices and FIFOs, refusal of directories and read-only
+    files)."""
+    outputs.write_file(path, text, flag)
 
 
 def print_warnings(doc) -> None:
@@ -148,6 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ssdlab.comparison import check_devices
 
     devices = check_devices(args.device)
+    outputs.check_json_flag(args.json, len(devices) > 1)
     if len(devices) > 1:
         return _run_compare(args, devices, workload)
     report = api.run(
@@ -164,7 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(report.to_json())
     else:
         if args.json:
-            write_atomically(args.json, report.to_json() + "\n")
+            write_atomically(args.json, report.to_json() + "\n", "--json")
         if not args.quiet:
             print(report.summary())
     if args.verify:
@@ -310,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (ConfigError, UsageError) as e:
+    except (ConfigError, UsageError, outputs.OutputError) as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
         return 2
     except api.SimulationError as e:

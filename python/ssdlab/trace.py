@@ -186,6 +186,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
     if args.skip_bad_lines < 0:
         raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
+    from ssdlab import outputs
+    from ssdlab.comparison import split_devices
+
+    outputs.check_json_flag(args.json, len(split_devices(args.device)) > 1)
     stats = trace_stats(args.file, args.format, args.skip_bad_lines, args.disk)
     if args.json != "-" and not args.quiet:
         print(format_stats(stats))
@@ -211,7 +215,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(report.to_json())
         return 0
     if args.json:
-        write_atomically(args.json, report.to_json() + "\n")
+        write_atomically(args.json, report.to_json() + "\n", "--json")
     if not args.quiet:
         print(report.summary())
     err = report["jobs"][0].get("trace", {}).get("error")

@@ -129,6 +129,11 @@ def cmd_probe(args: argparse.Namespace) -> int:
     rp, wp, mp = _params(args)
     max_io = parse_size(args.max_io, "--max-io") if args.max_io else DEFAULT_MAX_IO
     show = sys.stderr.isatty()
+    from ssdlab import outputs
+
+    out = Path(args.out or f"out/probe-{Path(str(args.target)).stem or 'target'}")
+    outputs.check_dir(out, "--out")
+    outputs.check_json_flag(args.json, False)
 
     def progress(setting, probe, frac):
         if show:
@@ -153,8 +158,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if show:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
-    name = Path(str(args.target)).stem or "target"
-    out = Path(args.out or f"out/probe-{name}")
     written = write_results(res, out)
     if args.json == "-":
         print(json.dumps(res.to_dict(), indent=2))
@@ -162,7 +165,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.json:
         from ssdlab.cli import write_atomically
 
-        write_atomically(args.json, json.dumps(res.to_dict(), indent=2) + "\n")
+        write_atomically(args.json, json.dumps(res.to_dict(), indent=2) + "\n", "--json")
     print(res.summary())
     print("took " + ", ".join(f"{s}: {t:.1f} s" for s, t in res.elapsed_s.items()))
     print("wrote " + ", ".join(str(p) for p in written))
