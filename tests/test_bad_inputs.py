@@ -27,8 +27,32 @@ CASES = [
     ("study-out-file", "study map-cache --quick --out {tmp}/file", "--out"),
     ("bench-json-directory", "bench --quick --json {tmp}/dir", "--json"),
     ("plot-output-directory", "plot lat-cdf {tmp}/file -o {tmp}/dir", "--output"),
+    # item 2: probes
+    ("probe-file-no-destructive", "probe write-buffer {tmp}/file --out {tmp}/p", "--destructive"),
+    ("probe-max-io-zero", "probe read-cache tiny-test --max-io 0 --out {tmp}/p", "--max-io"),
+    ("probe-max-io-odd", "probe read-cache tiny-test --max-io 1000 --out {tmp}/p", "--max-io"),
+    ("probe-seed-65-bits", "probe read-cache tiny-test --seed 36893488147419103232", "--seed"),
+    # item 3: overflow and ranges
+    ("size-beyond-64-bits", f"{RUN} --offset 4096 --size 18446744073709547520", "size"),
+    ("offset-beyond-64-bits", f"{RUN} --offset 99999999999999999999999", "offset"),
+    ("channels-65536", f"{RUN} --set nand.channels=65536 --set nand.dies_per_channel=65536",
+     "nand.channels"),
+    ("dies-per-channel-huge", f"{RUN} --set nand.dies_per_channel=100000", "dies_per_channel"),
+    ("blocks-per-plane-huge", f"{RUN} --set nand.blocks_per_plane=2000000", "blocks_per_plane"),
+    ("page-size-huge", f"{RUN} --set nand.page_size=1000000000000GiB", "nand.page_size"),
+    ("page-size-4gib", f"{RUN} --set nand.page_size=4GiB", "nand.page_size"),
+    ("t-read-hours", f"{RUN} --set nand.t_read=2000000000h", "nand.t_read"),
+    ("t-prog-2h", f"{RUN} --set nand.t_prog=2h", "nand.t_prog"),
+    ("t-erase-huge", f"{RUN} --set nand.t_erase=1e30s", "nand.t_erase"),
+    ("pcie-latency-huge", f"{RUN} --set host.pcie_latency=5h", "host.pcie_latency"),
+    ("cores-huge", f"{RUN} --set controller.cores=100000", "controller.cores"),
+    ("queue-entries-huge", f"{RUN} --set host.queue_entries=100000", "queue_entries"),
+    ("runtime-huge", f"{RUN} --runtime 1000000000000h", "runtime"),
+    ("ramp-time-huge", f"{RUN} --ramp_time 1e30", "ramp_time"),
+    ("io-size-huge", f"{RUN} --io_size 99999999999P", "io_size"),
+    ("bs-huge", f"{RUN} --bs 99999999999P", "bs"),
+    ("seed-negative", f"{RUN} --seed -1", "seed"),
 ]
-
 
 @pytest.fixture(scope="module")
 def tmp(tmp_path_factory):
@@ -39,6 +63,24 @@ def tmp(tmp_path_factory):
     (d / "dir").mkdir()
     (d / "t.csv").write_text("0,R,0,4096\n")
     (d / "j.fio").write_text("[j]\nrw=randread\nbs=4k\nnumber_ios=100\n")
+    (d / "jobs-x.json").write_text('{"jobs": "x"}')
+    (d / "jobs-empty.json").write_text('{"jobs": []}')
+    (d / "jobs-numbers.json").write_text('{"jobs": [1, 2]}')
+    (d / "jobs-bad.json").write_text('{"jobs": [{"iodepth": "0"}]}')
+    (d / "jobs-beside.json").write_text('{"iodepth": 4, "jobs": [{"bs": "4k"}]}')
+    (d / "broken.json").write_text('{\n  "bs": }\n')
+    (d / "list.json").write_text("[1, 2]")
+    (d / "bad.csv").write_text("0,R,0,4096\nnot,a,trace,line\n")
+    (d / "max.csv").write_text("0,R,0,4096\n18446744073709551615,W,4096,4096\n")
+    (d / "t2.csv").write_text("0,R,0,4096\n1000,W,4096,4096\n")
+    (d / "size150.fio").write_text("[j]\nrw=randread\nsize=150%\nnumber_ios=10\n")
+    (d / "offset100.fio").write_text("[j]\nrw=randread\noffset=100%\nnumber_ios=10\n")
+    (d / "waitfor.fio").write_text(
+        "[a]\nrw=randread\nnumber_ios=10\n[b]\nrw=randread\nwait_for=nothere\n"
+    )
+    (d / "bssplit.fio").write_text("[j]\nrw=randread\nbssplit=4k/4294967295:8k/101\n")
+    (d / "unknown.fio").write_text("[j]\nrw=randread\nfrobnicate=1\n")
+    (d / "bad.toml").write_text("[nand]\nchannels = \"many\"\n")
     return d
 
 
