@@ -19,6 +19,19 @@ from ssdlab.report import Report
 ConfigError = _core.ConfigError
 
 
+def physical_memory_bytes() -> int:
+    """This machine's physical memory (0 when unknown)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+# The default memory limit of a run: half the machine's physical memory (0 = none).
+# ``ssdlab run/fio/trace --max-memory`` changes it for the process.
+DEFAULT_MAX_MEMORY = physical_memory_bytes() // 2
+
+
 class SimulationError(RuntimeError):
     """The simulated device stopped making progress (a model error worth reporting)."""
 
@@ -135,6 +148,7 @@ def run(
     verify: bool = False,
     progress: bool = False,
     reuse_prep: bool = False,
+    max_memory: int | None = None,
 ) -> Report:
     """Simulate ``workload`` (fio option names) on ``device`` and return a :class:`Report`.
 
@@ -152,6 +166,8 @@ def run(
     ``reuse_prep=True`` keeps the prepared drive (one per process) and reuses it for
     the next run with the same device, state, seed and area: the same report, without
     preparing an aged drive again (for sweeps; :func:`clear_prepared` frees it).
+    ``max_memory`` (bytes; default :data:`DEFAULT_MAX_MEMORY`, half the physical memory;
+    0 = no limit) refuses, with ConfigError, a run whose memory estimate exceeds it.
     The GIL is released while the simulation runs.
     """
     kind, text, origin = _device_args(device)
@@ -183,11 +199,22 @@ def run(
         verify,
         progress,
         reuse_prep,
+        _check_max_memory(max_memory),
     )
     report = Report.from_json(out)
     if report.to_dict().get("stalled"):
         raise SimulationError(f"the simulated device stalled: {report['stalled']}")
     return report
+
+
+def _check_max_memory(value: Any) -> int:
+    if value is None:
+        return DEFAULT_MAX_MEMORY
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"max_memory: '{value}' is not allowed (a number of bytes >= 0; 0 = no limit)"
+        )
+    return value
 
 
 def _with_queues(workload: WorkloadLike, queues: Any) -> dict:

@@ -50,6 +50,25 @@ def write_atomically(path: str | os.PathLike, text: str, flag: str = "output") -
     outputs.write_file(path, text, flag)
 
 
+def add_max_memory_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="refuse a run estimated to need more memory, e.g. 8G, 512M; 0 = no limit "
+        "(default: half the physical memory)",
+    )
+
+
+def apply_max_memory(args: argparse.Namespace) -> None:
+    """Set the process's memory limit from ``--max-memory`` (checked before any run)."""
+    value = getattr(args, "max_memory", None)
+    if value is None:
+        return
+    from ssdlab.probe.cli import parse_size
+
+    api.DEFAULT_MAX_MEMORY = parse_size(value, "--max-memory")
+
+
 def print_warnings(doc) -> None:
     """Print a report's or a resolved config's plausibility warnings on stderr."""
     for w in doc.get("warnings") or []:
@@ -232,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check every read against the last write of its LBA (FTL oracle)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("presets", help="list shipped device presets")
@@ -289,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        apply_max_memory(args)
         return args.func(args)
     except (ConfigError, UsageError, outputs.OutputError) as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)

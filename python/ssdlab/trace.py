@@ -158,6 +158,9 @@ def register(sub) -> None:
     p.add_argument("--stats-only", action="store_true", help="print the statistics, no replay")
     p.add_argument("--json", metavar="FILE", help="write the replay report as JSON ('-' = stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary")
+    from ssdlab.cli import add_max_memory_arg
+
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_trace)
 
 

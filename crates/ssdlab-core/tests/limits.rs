@@ -94,3 +94,38 @@ fn bssplit_percentages_that_wrap_are_refused() {
     );
 }
 
+#[test]
+fn memory_estimate_grows_with_the_geometry_and_is_checked_before_allocating() {
+    let small = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[]).unwrap();
+    let est = small.memory_estimate_bytes(false, false);
+    // 512 GB of 4 KiB units in both maps: about 1 GiB
+    assert!((800 << 20..1600 << 20).contains(&est), "{est}");
+    assert!(small.memory_estimate_bytes(true, false) > est);
+    assert!(small.memory_estimate_bytes(false, true) > est);
+    let o: Vec<String> = vec![
+        "nand.blocks_per_plane=12000".into(),
+        "map.cache=64MiB".into(),
+    ];
+    let big = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &o).unwrap();
+    let e = ssdlab_core::run_from_specs(
+        &DeviceSpec::Preset("client-tlc-dram".into()),
+        &o,
+        "{}",
+        &["number_ios=10".into()],
+        "fresh",
+        1,
+        false,
+        false,
+        4 << 30,
+        &mut |_| true,
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(big.memory_estimate_bytes(false, false) > 4 << 30);
+    assert!(
+        e.contains("max_memory") && e.contains("4096MiB allowed"),
+        "{e}"
+    );
+}
+

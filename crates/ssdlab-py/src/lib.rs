@@ -69,7 +69,7 @@ impl Progress {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=0))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -84,6 +84,7 @@ fn run(
     verify: bool,
     progress: bool,
     reuse_prep: bool,
+    max_memory: u64,
 ) -> PyResult<String> {
     let spec = spec(device_kind, device_text, device_origin)?;
     let result = py.allow_threads(move || {
@@ -101,6 +102,7 @@ fn run(
             seed,
             verify,
             reuse_prep,
+            max_memory,
             &mut |f| bar.update(f),
         );
         bar.finish();

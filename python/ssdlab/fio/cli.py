@@ -23,6 +23,9 @@ def register(sub) -> None:
     p.add_argument("--max-ios", type=int, default=None,
                    help="cap on I/Os per job (0 = none; default: 200000 for jobs without a "
                         "runtime, none for jobs with one)")  # fmt: skip
+    from ssdlab.cli import add_max_memory_arg
+
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_fio)
 
 

@@ -664,6 +664,9 @@ impl DeviceConfig {
             }
         }
         if errs.is_empty() {
+            self.validate_limits(&mut errs);
+        }
+        if errs.is_empty() {
             self.validate_map(&mut errs);
             self.validate_data_tiers(&mut errs);
             self.scheduler.validate(&mut errs);

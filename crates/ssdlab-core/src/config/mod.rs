@@ -7,6 +7,7 @@
 
 mod derived;
 mod device;
+pub mod limits;
 pub mod memory;
 mod placement;
 mod plausible;
@@ -61,7 +62,7 @@ pub enum DeviceSpec {
 }
 
 impl DeviceSpec {
-    fn origin(&self) -> String {
+    pub fn origin(&self) -> String {
         match self {
             DeviceSpec::Preset(n) => format!("preset '{n}'"),
             DeviceSpec::Toml { origin, .. } | DeviceSpec::Json { origin, .. } => origin.clone(),

@@ -1,0 +1,59 @@
+"""Limits through the API and the CLI (issue 14, items 3, 4 and 8): overflowing values,
+the memory estimate checked before allocating, memory that does not grow with simulated
+time, and Python values of the wrong type as ConfigError; a Rust panic as InternalError."""
+
+import resource
+import subprocess
+import sys
+
+import pytest
+import ssdlab
+
+BIG = {"nand.blocks_per_plane": 12000, "map.cache": "64MiB"}  # about 8 TB of raw flash
+
+
+def test_a_run_above_max_memory_is_refused_before_allocating():
+    with pytest.raises(ssdlab.ConfigError, match="max_memory"):
+        ssdlab.run("client-tlc-dram", {"number_ios": 10}, state="fresh", set=BIG,
+                   max_memory=4 << 30)  # fmt: skip
+    with pytest.raises(ssdlab.ConfigError, match="max_memory"):
+        ssdlab.run("tiny-test", {"number_ios": 10}, max_memory="lots")
+    # within the limit it runs
+    ssdlab.run("tiny-test", {"number_ios": 10}, max_memory=1 << 30)
+
+
+def test_cli_max_memory():
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "run", "--device", "client-tlc-dram", "-q",
+         "--state", "fresh", "--set", "nand.blocks_per_plane=12000", "--set", "map.cache=64MiB",
+         "--number_ios", "10", "--max-memory", "4G"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2 and "max_memory" in r.stderr and "4096MiB" in r.stderr
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500_000  # KiB
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trace", "{tmp}/late.csv", "--mode", "timed"],
+        ["fio", "{tmp}/think.fio"],
+    ],
+    ids=["trace-timestamp-1e18", "fio-thinktime-1e12us"],
+)
+def test_memory_does_not_grow_with_simulated_time(tmp_path, argv):
+    (tmp_path / "late.csv").write_text("0,R,0,4096\n1000000000000000000,W,4096,4096\n")
+    (tmp_path / "think.fio").write_text(
+        "[j]\nrw=randread\nbs=4k\nthinktime=1000000000000\nnumber_ios=20\n"
+    )
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code = (
+        "import resource, sys\nfrom ssdlab.cli import main\n"
+        f"rc = main({argv!r} + ['--device', 'tiny-test'])\n"
+        "print(rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    rc, rss_kib = r.stdout.split()[-2:]
+    assert rc == "0", r.stderr
+    assert int(rss_kib) < 300_000
+
