@@ -28,6 +28,23 @@ fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
     })
 }
 
+/// Check for Ctrl-C (Python's signal handlers) at most every 50 ms of wall time; the
+/// error is kept so that the run stops and raises it (KeyboardInterrupt).
+struct Signals {
+    last: Instant,
+    err: Option<PyErr>,
+}
+
+impl Signals {
+    fn ok(&mut self) -> bool {
+        if self.err.is_none() && self.last.elapsed().as_millis() >= 50 {
+            self.last = Instant::now();
+            self.err = Python::with_gil(|py| py.check_signals()).err();
+        }
+        self.err.is_none()
+    }
+}
+
 fn cfg_err(e: config::ConfigError) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
@@ -87,6 +104,11 @@ fn run(
     max_memory: u64,
 ) -> PyResult<String> {
     let spec = spec(device_kind, device_text, device_origin)?;
+    let mut signals = Signals {
+        last: Instant::now(),
+        err: None,
+    };
+    let sig = &mut signals;
     let result = py.allow_threads(move || {
         let mut bar = Progress {
             start: Instant::now(),
@@ -103,11 +125,14 @@ fn run(
             verify,
             reuse_prep,
             max_memory,
-            &mut |f| bar.update(f),
+            &mut |f| bar.update(f) && sig.ok(),
         );
         bar.finish();
         r.map(|r| r.to_json_string())
     });
+    if let Some(e) = signals.err {
+        return Err(e); // interrupted: no partial report
+    }
     result.map_err(cfg_err)
 }
 
