@@ -59,6 +59,17 @@ CASES = [
     ("max-memory-not-a-size", f"{RUN} --max-memory lots", "--max-memory"),
     ("geometry-beyond-32-bit-units", "run --device client-tlc-dram -q --number_ios 10 "
      "--set nand.blocks_per_plane=1000000 --set map.cache=64MiB", "mapping units"),
+    # item 6: multi-job workloads
+    ("jobs-not-a-list", f"{RUN} --workload {{tmp}}/jobs-x.json", "jobs"),
+    ("jobs-empty", f"{RUN} --workload {{tmp}}/jobs-empty.json", "jobs"),
+    ("jobs-numbers", f"{RUN} --workload {{tmp}}/jobs-numbers.json", "jobs"),
+    ("jobs-bad-iodepth", f"{RUN} --workload {{tmp}}/jobs-bad.json", "iodepth"),
+    ("jobs-key-beside", f"{RUN} --workload {{tmp}}/jobs-beside.json", "iodepth"),
+    ("validate-jobs-bad", "validate tiny-test --workload {tmp}/jobs-bad.json", "iodepth"),
+    ("workload-not-json", f"{RUN} --workload {{tmp}}/file", "file:1"),
+    ("workload-bad-json", f"{RUN} --workload {{tmp}}/broken.json", "broken.json:2"),
+    ("workload-list", f"{RUN} --workload {{tmp}}/list.json", "list.json"),
+    ("iometer-bad", f"{RUN} --workload iometer:4K,50", "iometer"),
 ]
 
 @pytest.fixture(scope="module")

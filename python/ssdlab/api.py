@@ -180,14 +180,7 @@ def run(
         workload = named_workload(workload)
     if queues is not None:
         workload = _with_queues(workload, queues)
-    if isinstance(workload, Mapping) and (
-        "jobs" in workload or any(isinstance(v, Mapping) for v in workload.values())
-    ):
-        # Several jobs (e.g. from a fio job file), or a job with a section such as
-        # "trace": passed whole as JSON.
-        wl_json, wl_args = json.dumps(_drop_none(workload)), []
-    else:
-        wl_json, wl_args = "{}", _workload_args(workload)
+    wl_json, wl_args = _workload_core_args(workload)
     out = _core.run(
         kind,
         text,
@@ -206,6 +199,21 @@ def run(
     if report.to_dict().get("stalled"):
         raise SimulationError(f"the simulated device stalled: {report['stalled']}")
     return report
+
+
+def _workload_core_args(workload: WorkloadLike) -> tuple[str, list[str]]:
+    """(JSON, key=value overrides) of a workload for the core."""
+    if isinstance(workload, str):
+        from ssdlab.workloads import named_workload
+
+        workload = named_workload(workload)
+    if isinstance(workload, Mapping) and (
+        "jobs" in workload or any(isinstance(v, (Mapping, list)) for v in workload.values())
+    ):
+        # Several jobs (e.g. from a fio job file), or a job with a section such as
+        # "trace": passed whole as JSON (the core reads "32" as 32 there too).
+        return json.dumps(_drop_none(workload)), []
+    return "{}", _workload_args(workload)
 
 
 def _check_max_memory(value: Any) -> int:
@@ -260,4 +268,5 @@ def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None =
 
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
-    return json.loads(_core.validate_workload("{}", _workload_args(workload), capacity_bytes))
+    wl_json, wl_args = _workload_core_args(workload)
+    return json.loads(_core.validate_workload(wl_json, wl_args, capacity_bytes))

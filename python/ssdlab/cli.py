@@ -139,7 +139,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
     if "jobs" in workload:
-        for j in workload["jobs"]:
+        jobs = workload["jobs"]
+        if not isinstance(jobs, list) or not jobs or not all(isinstance(j, dict) for j in jobs):
+            raise UsageError(
+                f"--workload: jobs: {json.dumps(jobs)[:60]} is not allowed "
+                "(a non-empty list of job objects of fio options)"
+            )
+        for j in jobs:
             j.update(given)
     else:
         workload.update(given)

@@ -3,7 +3,7 @@
 //! figure; and a run's memory is estimated and refused above a limit before anything
 //! is allocated (docs/reliability.md).
 
-use ssdlab_core::config::{load_device, load_workload, DeviceSpec};
+use ssdlab_core::config::{load_device, load_jobs, load_workload, DeviceSpec};
 
 fn preset_err(name: &str, overrides: &[&str]) -> String {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
@@ -92,6 +92,21 @@ fn bssplit_percentages_that_wrap_are_refused() {
         e.contains("bssplit") && e.contains("not a percentage"),
         "{e}"
     );
+}
+
+#[test]
+fn numbers_given_as_strings_mean_numbers_in_jobs_too() {
+    let jobs = load_jobs(
+        r#"{"jobs":[{"iodepth":"32","number_ios":"100"}]}"#,
+        &[],
+        1 << 30,
+    )
+    .unwrap();
+    assert_eq!(jobs[0].iodepth, 32);
+    assert_eq!(jobs[0].number_ios, Some(100));
+    // a job's name stays text
+    let jobs = load_jobs(r#"{"jobs":[{"name":"7","number_ios":1}]}"#, &[], 1 << 30).unwrap();
+    assert_eq!(jobs[0].name.as_deref(), Some("7"));
 }
 
 #[test]

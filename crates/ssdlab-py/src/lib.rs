@@ -168,8 +168,12 @@ fn validate_workload(
     overrides: Vec<String>,
     capacity: u64,
 ) -> PyResult<String> {
-    let w = config::load_workload(&workload_json, &overrides, capacity).map_err(cfg_err)?;
-    Ok(serde_json::to_string(&w).expect("workload serialises"))
+    let jobs = config::load_jobs(&workload_json, &overrides, capacity).map_err(cfg_err)?;
+    Ok(match jobs.as_slice() {
+        [w] if !workload_json.contains("\"jobs\"") => serde_json::to_string(w),
+        _ => serde_json::to_string(&jobs),
+    }
+    .expect("workload serialises"))
 }
 
 /// Statistics of a block trace from one streaming pass; returns JSON text.

@@ -128,6 +128,28 @@ fn override_value(raw: &str) -> toml::Value {
     }
 }
 
+/// A workload option given as a string that is a number or a boolean ("32", "true")
+/// means that number, as it does in a `key=value` override or a fio job file; the
+/// job's `name` stays text.
+fn numbers_from_strings(tree: &mut toml::Value) {
+    let Some(table) = tree.as_table_mut() else {
+        return;
+    };
+    for (k, v) in table.iter_mut() {
+        if let toml::Value::String(s) = v {
+            let parsed = override_value(s.trim());
+            if k != "name"
+                && matches!(
+                    parsed,
+                    toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_)
+                )
+            {
+                *v = parsed;
+            }
+        }
+    }
+}
+
 /// Apply `a.b.c=value` overrides to a TOML tree. Unknown keys are caught later by
 /// deserialisation, which rejects them with the list of allowed ones.
 pub fn apply_overrides(tree: &mut toml::Value, overrides: &[String]) -> Result<(), ConfigError> {
@@ -247,6 +269,7 @@ pub fn load_workload(
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err("workload", e.to_string()))?;
     let mut tree = json_to_toml(&v).map_err(|m| err("workload", m))?;
+    numbers_from_strings(&mut tree);
     apply_overrides(&mut tree, overrides)?;
     // fio allows rw values such as "readwrite"; map unknown ones to a clear message.
     if let Some(rw) = tree.get("rw").and_then(|r| r.as_str()) {
