@@ -70,7 +70,60 @@ CASES = [
     ("workload-bad-json", f"{RUN} --workload {{tmp}}/broken.json", "broken.json:2"),
     ("workload-list", f"{RUN} --workload {{tmp}}/list.json", "list.json"),
     ("iometer-bad", f"{RUN} --workload iometer:4K,50", "iometer"),
+    # item 8: tracebacks
+    ("seed-65-bits", f"{RUN} --seed 36893488147419103232", "seed"),
+    ("trace-disk-negative", "trace {tmp}/t.csv --device tiny-test --disk -1", "--disk"),
+    ("trace-iodepth-zero", "trace {tmp}/t.csv --device tiny-test --iodepth 0", "--iodepth"),
+    ("trace-skip-negative", "trace {tmp}/t.csv --device tiny-test --skip-bad-lines -1",
+     "--skip-bad-lines"),
+    ("trace-missing", "trace {tmp}/missing.csv --device tiny-test", "missing.csv"),
+    ("trace-bad-line", "trace {tmp}/bad.csv --device tiny-test", "bad.csv:2"),
+    ("trace-bad-format", "trace {tmp}/t.csv --device tiny-test --format nonsense", "--format"),
+    ("json-directory-after-nothing", "run --device tiny-test -q --json {tmp}/dir", "--json"),
 ]
+
+# Workload flags and device overrides of `ssdlab run`: (flag or --set, value, field).
+RUN_VALUES = [
+    ("--bs", "1000", "bs"), ("--bs", "0", "bs"), ("--bs", "4x", "bs"), ("--bs", "-4k", "bs"),
+    ("--bs", "256M", "bs"), ("--iodepth", "0", "iodepth"), ("--iodepth", "-3", "iodepth"),
+    ("--iodepth", "100000", "iodepth"), ("--iodepth", "lots", "iodepth"),
+    ("--numjobs", "0", "numjobs"), ("--numjobs", "5000", "numjobs"), ("--rw", "sideways", "rw"),
+    ("--rw", "", "rw"), ("--rwmixread", "150", "rwmixread"), ("--rwmixread", "-1", "rwmixread"),
+    ("--queues", "0", "queues"), ("--queue_policy", "random", "queue_policy"),
+    ("--offset", "30MiB", "offset"), ("--offset", "1000", "offset"), ("--size", "1TiB", "size"),
+    ("--size", "0", "size"), ("--size", "1k", "size"), ("--number_ios", "0", "number_ios"),
+    ("--number_ios", "-5", "number_ios"), ("--io_size", "0", "io_size"),
+    ("--runtime", "0", "runtime"), ("--runtime", "1fortnight", "runtime"),
+    ("--ramp_time", "-1", "ramp_time"), ("--runtime", "abc", "runtime"),
+    ("--set", "nand.channels=0", "channels"), ("--set", "nand.page_size=3000", "page_size"),
+    ("--set", "nand.t_read=-5us", "t_read"), ("--set", "nand.t_read=60", "t_read"),
+    ("--set", "nand.cell=PLC", "cell"), ("--set", "nand.nonsense=1", "nonsense"),
+    ("--set", "ftl.over_provisioning=1.5", "over_provisioning"),
+    ("--set", "ftl.over_provisioning=nan", "over_provisioning"),
+    ("--set", "ftl.mapping_unit=3KiB", "mapping_unit"), ("--set", "host.pcie_gen=9", "pcie_gen"),
+    ("--set", "host.pcie_lanes=3", "pcie_lanes"), ("--set", "controller.cores=0", "cores"),
+    ("--set", "nand.t_read", "key=value"), ("--set", "=5", "dotted key"),
+    ("--set", "host.queue_entries=1", "queue_entries"),
+    ("--set", "host.io_queues=70000", "io_queues"),
+    ("--set", "host.max_payload=100B", "max_payload"),
+    ("--set", "nand.planes_per_die=32", "planes_per_die"),
+    ("--set", "nand.pages_per_block=70000", "pages_per_block"),
+    ("--set", "ftl.gc_threshold_blocks=1", "gc_threshold_blocks"),
+    ("--set", "nand.channel_rate=0MT/s", "channel_rate"),
+    ("--set", "nand.t_read=[\"50us\"]", "t_read"),
+    ("--set", "nand.channels=abc", "channels"),
+    ("--set", "nand.channels=-1", "channels"),
+    ("--set", "nand.channels=1.5", "channels"),
+    ("--set", "nand.channels=99999999999999999999", "channels"),
+    ("--set", "map.tier=hmb", "hmb.hmpre"),
+    ("--device", "no-such-preset", "device"), ("--device", "{tmp}/file", "device"),
+    ("--device", "tiny-test,", "--device"), ("--device", "{tmp}/bad.toml", "bad.toml"),
+    ("--state", "sideways", "--state"),
+]
+CASES += [
+    (f"run{a}={v}", f"{RUN} {a} '{v}'", field) for a, v, field in RUN_VALUES
+]
+
 
 @pytest.fixture(scope="module")
 def tmp(tmp_path_factory):

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 import ssdlab
+from ssdlab import _core, api
 
 BIG = {"nand.blocks_per_plane": 12000, "map.cache": "64MiB"}  # about 8 TB of raw flash
 
@@ -57,3 +58,38 @@ def test_memory_does_not_grow_with_simulated_time(tmp_path, argv):
     assert rc == "0", r.stderr
     assert int(rss_kib) < 300_000
 
+
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"device": 123}, "device"),
+        ({"device": None}, "device"),
+        ({"verify": "yes"}, "verify"),
+        ({"reuse_prep": 1}, "reuse_prep"),
+        ({"seed": 2**64}, "seed"),
+        ({"seed": -1}, "seed"),
+        ({"seed": True}, "seed"),
+    ],
+)
+def test_api_values_of_the_wrong_type_are_config_errors(kwargs, field):
+    args = {"device": "tiny-test", "workload": {"number_ios": 10}, **kwargs}
+    with pytest.raises(ssdlab.ConfigError, match=field):
+        ssdlab.run(**args)
+
+
+def test_a_panic_becomes_internal_error():
+    with pytest.raises(ssdlab.InternalError, match="please report it") as e:
+        api._core_call(_core._panic_for_tests)
+    assert "a deliberate panic for tests" in str(e.value)
+    assert type(e.value).__name__ == "InternalError"  # not pyo3's PanicException
+    assert issubclass(ssdlab.InternalError, RuntimeError)
+
+
+def test_stdout_on_a_full_disk_is_a_clear_error():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "ssdlab", "presets"], stdout=full, stderr=subprocess.PIPE,
+            text=True, timeout=60,
+        )  # fmt: skip
+    assert r.returncode == 2
+    assert "ssdlab: error: standard output" in r.stderr and "Traceback" not in r.stderr

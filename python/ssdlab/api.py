@@ -19,6 +19,23 @@ from ssdlab.report import Report
 ConfigError = _core.ConfigError
 
 
+class InternalError(RuntimeError):
+    """A bug in the simulator (a panic in the Rust core): please report it."""
+
+
+def _core_call(fn, *args):
+    """Call the core; a Rust panic (pyo3's PanicException) becomes InternalError."""
+    try:
+        return fn(*args)
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        raise InternalError(
+            f"internal error in the simulator: {e} "
+            "(please report it with the device, workload and command)"
+        ) from None
+
+
 def physical_memory_bytes() -> int:
     """This machine's physical memory (0 when unknown)."""
     try:
@@ -68,6 +85,11 @@ def _device_args(device: DeviceLike) -> tuple[str, str, str]:
     """(kind, text, origin) for the core."""
     if isinstance(device, Mapping):
         return "json", json.dumps(_drop_none(device)), "<dict>"
+    if not isinstance(device, (str, os.PathLike)):
+        raise ConfigError(
+            f"device: {device!r} is a {type(device).__name__}; expected a preset name, "
+            "a path to a .toml/.json device file, or a dict"
+        )
     name = os.fspath(device)
     if isinstance(device, str) and name in presets():
         return "preset", name, name
@@ -172,8 +194,11 @@ def run(
     (KeyboardInterrupt, no report).
     """
     kind, text, origin = _device_args(device)
-    if not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ConfigError(f"seed: '{seed}' is not allowed (an integer from 0 to 2^64-1)")
+    for name, flag in (("verify", verify), ("reuse_prep", reuse_prep)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name}: {flag!r} is not allowed (True or False)")
     if isinstance(workload, str):
         from ssdlab.workloads import named_workload
 
@@ -181,7 +206,8 @@ def run(
     if queues is not None:
         workload = _with_queues(workload, queues)
     wl_json, wl_args = _workload_core_args(workload)
-    out = _core.run(
+    out = _core_call(
+        _core.run,
         kind,
         text,
         origin,
@@ -263,10 +289,10 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
 def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> dict:
     """Resolve and check a device; returns the resolved config (with capacity_bytes)."""
     kind, text, origin = _device_args(device)
-    return json.loads(_core.validate(kind, text, origin, _overrides(set)))
+    return json.loads(_core_call(_core.validate, kind, text, origin, _overrides(set)))
 
 
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
     wl_json, wl_args = _workload_core_args(workload)
-    return json.loads(_core.validate_workload(wl_json, wl_args, capacity_bytes))
+    return json.loads(_core_call(_core.validate_workload, wl_json, wl_args, capacity_bytes))

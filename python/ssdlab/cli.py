@@ -7,6 +7,7 @@ user errors print ``ssdlab: error: …`` on stderr and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -225,8 +226,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.main(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the house error line: ``ssdlab: error: …`` and exit status 2."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(2, f"ssdlab: error: {self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ssdlab",
         description="Fast, deterministic NVMe SSD simulator (DRAM, DRAM-less and HMB drives).",
     )
@@ -316,16 +325,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         apply_max_memory(args)
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
+        return rc
     except (ConfigError, UsageError, outputs.OutputError) as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
         return 2
     except api.SimulationError as e:
         print(f"ssdlab: error: {e} (please report it with the device file)", file=sys.stderr)
         return 1
+    except api.InternalError as e:
+        print(f"ssdlab: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("ssdlab: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:
+        if e.filename is not None or e.errno not in _OUTPUT_ERRNOS:
+            raise
+        # standard output on a full disk, a closed pipe, ...: one line, no traceback
+        try:
+            print(f"ssdlab: error: standard output: cannot write: {e.strerror}", file=sys.stderr)
+            # what is still buffered cannot be written either: drop it quietly at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 2
+
+
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -187,6 +187,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     if args.iodepth < 1:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
+    if args.disk is not None and not 0 <= args.disk < 2**64:
+        raise UsageError(f"--disk: {args.disk} is not a disk number (allowed: 0 or more)")
     if args.skip_bad_lines < 0:
         raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
     from ssdlab import outputs

@@ -314,10 +314,24 @@ fn preset_toml(name: &str) -> Option<String> {
     core_presets::device_toml(name).map(str::to_string)
 }
 
+/// Panic, for the test that a panic reaches Python as `ssdlab.InternalError`.
+#[pyfunction]
+fn _panic_for_tests() {
+    panic!("a deliberate panic for tests");
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ssdlab_core::VERSION)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    // A panic reaches Python as PanicException, which ssdlab.api turns into
+    // InternalError; keep Rust's report off the user's terminal unless SSDLAB_DEBUG=1.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("SSDLAB_DEBUG").is_some() {
+            default_hook(info);
+        }
+    }));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(clear_prepared, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
@@ -326,5 +340,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }
