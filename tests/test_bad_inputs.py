@@ -80,6 +80,20 @@ CASES = [
     ("trace-bad-line", "trace {tmp}/bad.csv --device tiny-test", "bad.csv:2"),
     ("trace-bad-format", "trace {tmp}/t.csv --device tiny-test --format nonsense", "--format"),
     ("json-directory-after-nothing", "run --device tiny-test -q --json {tmp}/dir", "--json"),
+    # item 9: wrong blame and silent no-ops
+    ("queue-entries-one", f"{RUN} --set host.queue_entries=1", "host.queue_entries"),
+    ("trace-timestamp-u64-max", "trace {tmp}/max.csv --device tiny-test --mode timed", "100 years"),
+    ("trace-speedup-tiny", "trace {tmp}/t2.csv --device tiny-test --mode timed --speedup 1e-300",
+     "speedup"),
+    ("trace-speedup-zero", "trace {tmp}/t2.csv --device tiny-test --mode timed --speedup 0",
+     "speedup"),
+    ("fio-size-150-percent", "fio {tmp}/size150.fio --device tiny-test", "size=150%"),
+    ("fio-offset-100-percent", "fio {tmp}/offset100.fio --device tiny-test", "offset=100%"),
+    ("fio-wait-for-nothere", "fio {tmp}/waitfor.fio --device tiny-test", "waitfor.fio:6"),
+    ("fio-bssplit-wraps", "fio {tmp}/bssplit.fio --device tiny-test", "bssplit"),
+    ("fio-unknown-option", "fio {tmp}/unknown.fio --device tiny-test", "unknown.fio:3"),
+    ("fio-missing", "fio {tmp}/missing.fio --device tiny-test", "missing.fio"),
+    ("fio-bad-format", "fio {tmp}/j.fio --device tiny-test --output-format xml", "--output-format"),
 ]
 
 # Workload flags and device overrides of `ssdlab run`: (flag or --set, value, field).

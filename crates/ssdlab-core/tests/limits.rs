@@ -144,3 +144,26 @@ fn memory_estimate_grows_with_the_geometry_and_is_checked_before_allocating() {
     );
 }
 
+#[test]
+fn timed_traces_beyond_a_century_blame_the_trace_not_the_device() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let late = dir.join("late.csv");
+    std::fs::write(&late, "0,R,0,4096\n18446744073709551615,W,4096,4096\n").unwrap();
+    let ok = dir.join("ok.csv");
+    std::fs::write(&ok, "0,R,0,4096\n1000,W,4096,4096\n").unwrap();
+    let wl = |path: &std::path::Path, speedup: &str| {
+        format!(
+            r#"{{"trace":{{"path":"{}","mode":"timed","speedup":{speedup}}}}}"#,
+            path.display()
+        )
+    };
+    for (path, speedup) in [(&late, "1.0"), (&ok, "1e-300")] {
+        let e = load_jobs(&wl(path, speedup), &[], 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("100 years") && e.contains("speedup"), "{e}");
+    }
+    load_jobs(&wl(&ok, "1e-3"), &[], 1 << 30).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -289,6 +289,19 @@ pub fn load_workload(
                 format!("{}: no requests in the trace", t.path),
             ));
         }
+        let span = stats.duration_ns as f64 / t.speedup;
+        if t.mode == crate::trace::replay::ReplayMode::Timed && span > units::MAX_TIME_NS as f64 {
+            return Err(err(
+                "trace",
+                format!(
+                    "{}: the requests arrive over {:.3e} s of trace time, {:.3e} s after trace.speedup {}: more than the 100 years of simulated time allowed (a bad timestamp, or --speedup too small?)",
+                    t.path,
+                    stats.duration_ns as f64 / 1e9,
+                    span / 1e9,
+                    t.speedup
+                ),
+            ));
+        }
         w.trace_stats = Some(stats);
     }
     Ok(w)
