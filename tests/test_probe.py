@@ -236,7 +236,7 @@ def test_real_file_runs_every_probe_end_to_end(tmp_path, capsys):
         ),
         "map_params": MapCacheParams(d_min=4, d_max=16, d_inc=4, idle_s=0),
     }
-    r = run_probes(str(img), **small)
+    r = run_probes(str(img), destructive=True, **small)
     assert not r.simulated
     assert set(r.findings["default"]) == {"read-cache", "write-buffer", "map-cache"}
     for probe in ("read-cache", "write-buffer"):

@@ -28,7 +28,7 @@ def _positive(value):
 
 
 def test_file_target_times_every_operation(data_file):
-    with BlockTarget(data_file, writable=True, max_io_bytes=64 << 10) as t:
+    with BlockTarget(data_file, writable=True, destructive=True, max_io_bytes=64 << 10) as t:
         assert (t.name, t.capacity_bytes, t.simulated, t.max_io_bytes) == (
             str(data_file),
             SIZE,
@@ -53,7 +53,7 @@ def test_file_target_times_every_operation(data_file):
 
 def test_writes_reach_the_file_with_random_data(data_file):
     before = data_file.read_bytes()
-    with BlockTarget(data_file, writable=True) as t:
+    with BlockTarget(data_file, writable=True, destructive=True) as t:
         t.write(MiB, 256 << 10)
         t.fill(4 * MiB, MiB + 4096)
         t.read(0, 4 * MiB)  # reads must not disturb the write buffer
@@ -72,7 +72,7 @@ def test_writes_reach_the_file_with_random_data(data_file):
 
 def test_deallocate_punches_a_hole(data_file):
     before = data_file.read_bytes()
-    with BlockTarget(data_file, writable=True) as t:
+    with BlockTarget(data_file, writable=True, destructive=True) as t:
         try:
             ns = t.deallocate(2 * MiB, MiB + 512)
         except ProbeError as e:
@@ -100,7 +100,8 @@ def test_deallocate_punches_a_hole(data_file):
     ],
 )
 def test_misaligned_requests_are_refused(data_file, op, offset, length, value):
-    with BlockTarget(data_file, writable=True) as t, pytest.raises(ProbeError, match=value):
+    t = BlockTarget(data_file, writable=True, destructive=True)
+    with t, pytest.raises(ProbeError, match=value):
         getattr(t, op)(offset, length)
 
 
@@ -155,7 +156,12 @@ def test_check_size_names_the_numbers(data_file):
 )
 def test_write_permission(is_block, destructive, mounted, busy):
     why = write_permission_error(is_block, destructive, mounted, busy, "/dev/sdz")
-    if not is_block or (destructive and not mounted and not busy):
+    if not is_block:
+        # a regular file: its data is overwritten too, so --destructive is needed
+        assert (why is None) == destructive
+        assert why is None or "--destructive" in why
+        return
+    if destructive and not mounted and not busy:
         assert why is None
         return
     assert "/dev/sdz" in why and "refuses to write" in why

@@ -49,8 +49,10 @@ def test_iometer_single_line_is_one_job():
 
 
 def test_iometer_lines_of_one_kind_become_a_bssplit_and_others_jobs():
-    w = iometer_workload("4K,60,70,100;64K,40,70,100")
-    assert w["bssplit"] == "4096B/60:65536B/40"
+    w = iometer_workload("4K,60,70,100;64K,40,70,100", number_ios=500)
+    assert w["bssplit"] == [["4096B", 60], ["65536B", 40]]
+    r = ssdlab.run("tiny-test", w)  # lines differing only in size run (issue 14, item 6)
+    assert r["read"]["total_ios"] + r["write"]["total_ios"] == 500
     w = iometer_workload("4K,75,100,100;128K,25,0,0", iodepth=32, number_ios=1000)
     assert [j["iodepth"] for j in w["jobs"]] == [24, 8]
     assert [j["number_ios"] for j in w["jobs"]] == [750, 250]

@@ -10,6 +10,7 @@ from ssdlab import fio, probe
 from ssdlab._core import __version__
 from ssdlab.api import (
     ConfigError,
+    InternalError,
     SimulationError,
     clear_prepared,
     preset_toml,
@@ -28,6 +29,7 @@ from ssdlab.workloads import WORKLOADS, named_workload
 
 __all__ = [
     "ConfigError",
+    "InternalError",
     "Report",
     "SimulationError",
     "WORKLOADS",

@@ -19,6 +19,36 @@ from ssdlab.report import Report
 ConfigError = _core.ConfigError
 
 
+class InternalError(RuntimeError):
+    """A bug in the simulator (a panic in the Rust core): please report it."""
+
+
+def _core_call(fn, *args):
+    """Call the core; a Rust panic (pyo3's PanicException) becomes InternalError."""
+    try:
+        return fn(*args)
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        raise InternalError(
+            f"internal error in the simulator: {e} "
+            "(please report it with the device, workload and command)"
+        ) from None
+
+
+def physical_memory_bytes() -> int:
+    """This machine's physical memory (0 when unknown)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+# The default memory limit of a run: half the machine's physical memory (0 = none).
+# ``ssdlab run/fio/trace --max-memory`` changes it for the process.
+DEFAULT_MAX_MEMORY = physical_memory_bytes() // 2
+
+
 class SimulationError(RuntimeError):
     """The simulated device stopped making progress (a model error worth reporting)."""
 
@@ -55,6 +85,11 @@ def _device_args(device: DeviceLike) -> tuple[str, str, str]:
     """(kind, text, origin) for the core."""
     if isinstance(device, Mapping):
         return "json", json.dumps(_drop_none(device)), "<dict>"
+    if not isinstance(device, (str, os.PathLike)):
+        raise ConfigError(
+            f"device: {device!r} is a {type(device).__name__}; expected a preset name, "
+            "a path to a .toml/.json device file, or a dict"
+        )
     name = os.fspath(device)
     if isinstance(device, str) and name in presets():
         return "preset", name, name
@@ -135,6 +170,7 @@ def run(
     verify: bool = False,
     progress: bool = False,
     reuse_prep: bool = False,
+    max_memory: int | None = None,
 ) -> Report:
     """Simulate ``workload`` (fio option names) on ``device`` and return a :class:`Report`.
 
@@ -152,26 +188,26 @@ def run(
     ``reuse_prep=True`` keeps the prepared drive (one per process) and reuses it for
     the next run with the same device, state, seed and area: the same report, without
     preparing an aged drive again (for sweeps; :func:`clear_prepared` frees it).
-    The GIL is released while the simulation runs.
+    ``max_memory`` (bytes; default :data:`DEFAULT_MAX_MEMORY`, half the physical memory;
+    0 = no limit) refuses, with ConfigError, a run whose memory estimate exceeds it.
+    The GIL is released while the simulation runs; Ctrl-C stops it within about 50 ms
+    (KeyboardInterrupt, no report).
     """
     kind, text, origin = _device_args(device)
-    if not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ConfigError(f"seed: '{seed}' is not allowed (an integer from 0 to 2^64-1)")
+    for name, flag in (("verify", verify), ("reuse_prep", reuse_prep)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name}: {flag!r} is not allowed (True or False)")
     if isinstance(workload, str):
         from ssdlab.workloads import named_workload
 
         workload = named_workload(workload)
     if queues is not None:
         workload = _with_queues(workload, queues)
-    if isinstance(workload, Mapping) and (
-        "jobs" in workload or any(isinstance(v, Mapping) for v in workload.values())
-    ):
-        # Several jobs (e.g. from a fio job file), or a job with a section such as
-        # "trace": passed whole as JSON.
-        wl_json, wl_args = json.dumps(_drop_none(workload)), []
-    else:
-        wl_json, wl_args = "{}", _workload_args(workload)
-    out = _core.run(
+    wl_json, wl_args = _workload_core_args(workload)
+    out = _core_call(
+        _core.run,
         kind,
         text,
         origin,
@@ -183,11 +219,37 @@ def run(
         verify,
         progress,
         reuse_prep,
+        _check_max_memory(max_memory),
     )
     report = Report.from_json(out)
     if report.to_dict().get("stalled"):
         raise SimulationError(f"the simulated device stalled: {report['stalled']}")
     return report
+
+
+def _workload_core_args(workload: WorkloadLike) -> tuple[str, list[str]]:
+    """(JSON, key=value overrides) of a workload for the core."""
+    if isinstance(workload, str):
+        from ssdlab.workloads import named_workload
+
+        workload = named_workload(workload)
+    if isinstance(workload, Mapping) and (
+        "jobs" in workload or any(isinstance(v, (Mapping, list)) for v in workload.values())
+    ):
+        # Several jobs (e.g. from a fio job file), or a job with a section such as
+        # "trace": passed whole as JSON (the core reads "32" as 32 there too).
+        return json.dumps(_drop_none(workload)), []
+    return "{}", _workload_args(workload)
+
+
+def _check_max_memory(value: Any) -> int:
+    if value is None:
+        return DEFAULT_MAX_MEMORY
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"max_memory: '{value}' is not allowed (a number of bytes >= 0; 0 = no limit)"
+        )
+    return value
 
 
 def _with_queues(workload: WorkloadLike, queues: Any) -> dict:
@@ -227,9 +289,10 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
 def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> dict:
     """Resolve and check a device; returns the resolved config (with capacity_bytes)."""
     kind, text, origin = _device_args(device)
-    return json.loads(_core.validate(kind, text, origin, _overrides(set)))
+    return json.loads(_core_call(_core.validate, kind, text, origin, _overrides(set)))
 
 
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
-    return json.loads(_core.validate_workload("{}", _workload_args(workload), capacity_bytes))
+    wl_json, wl_args = _workload_core_args(workload)
+    return json.loads(_core_call(_core.validate_workload, wl_json, wl_args, capacity_bytes))

@@ -144,6 +144,10 @@ def machine() -> str:
 def main(args) -> int:
     cases = QUICK_CASES if args.quick else CASES
     names = args.case or list(cases)
+    if args.json:
+        from ssdlab import outputs
+
+        outputs.check_file(args.json, "--json")
     for n in names:
         if n not in cases:
             from ssdlab.cli import UsageError

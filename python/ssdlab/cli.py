@@ -7,13 +7,13 @@ user errors print ``ssdlab: error: …`` on stderr and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from ssdlab import api
+from ssdlab import api, outputs
 from ssdlab.api import ConfigError
 from ssdlab.workloads import IOMETER_PREFIX, WORKLOADS, named_workload
 
@@ -44,31 +44,30 @@ class UsageError(Exception):
     """A command-line mistake that is not a config error."""
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def write_atomically(path: str | os.PathLike, text: str, flag: str = "output") -> None:
+    """Write ``text`` to ``path`` by the rules of :mod:`ssdlab.outputs` (atomic replacement of
+    a regular file, write-through to devices and FIFOs, refusal of directories and read-only
+    files)."""
+    outputs.write_file(path, text, flag)
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file so a failure leaves nothing half-written."""
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        raise UsageError(f"{path}: directory {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        # mkstemp creates the file 0600; the result should get the user's umask, as
-        # any file the user creates does.
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def add_max_memory_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="refuse a run estimated to need more memory, e.g. 8G, 512M; 0 = no limit "
+        "(default: half the physical memory)",
+    )
+
+
+def apply_max_memory(args: argparse.Namespace) -> None:
+    """Set the process's memory limit from ``--max-memory`` (checked before any run)."""
+    value = getattr(args, "max_memory", None)
+    if value is None:
+        return
+    from ssdlab.probe.cli import parse_size
+
+    api.DEFAULT_MAX_MEMORY = parse_size(value, "--max-memory")
 
 
 def print_warnings(doc) -> None:
@@ -141,13 +140,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
     if "jobs" in workload:
-        for j in workload["jobs"]:
+        jobs = workload["jobs"]
+        if not isinstance(jobs, list) or not jobs or not all(isinstance(j, dict) for j in jobs):
+            raise UsageError(
+                f"--workload: jobs: {json.dumps(jobs)[:60]} is not allowed "
+                "(a non-empty list of job objects of fio options)"
+            )
+        for j in jobs:
             j.update(given)
     else:
         workload.update(given)
     from ssdlab.comparison import check_devices
 
     devices = check_devices(args.device)
+    outputs.check_json_flag(args.json, len(devices) > 1)
     if len(devices) > 1:
         return _run_compare(args, devices, workload)
     report = api.run(
@@ -164,7 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(report.to_json())
     else:
         if args.json:
-            write_atomically(args.json, report.to_json() + "\n")
+            write_atomically(args.json, report.to_json() + "\n", "--json")
         if not args.quiet:
             print(report.summary())
     if args.verify:
@@ -220,8 +226,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.main(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the house error line: ``ssdlab: error: …`` and exit status 2."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(2, f"ssdlab: error: {self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ssdlab",
         description="Fast, deterministic NVMe SSD simulator (DRAM, DRAM-less and HMB drives).",
     )
@@ -252,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check every read against the last write of its LBA (FTL oracle)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("presets", help="list shipped device presets")
@@ -309,16 +324,37 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.func(args)
-    except (ConfigError, UsageError) as e:
+        apply_max_memory(args)
+        rc = args.func(args)
+        sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
+        return rc
+    except (ConfigError, UsageError, outputs.OutputError) as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
         return 2
     except api.SimulationError as e:
         print(f"ssdlab: error: {e} (please report it with the device file)", file=sys.stderr)
         return 1
+    except api.InternalError as e:
+        print(f"ssdlab: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("ssdlab: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:
+        if e.filename is not None or e.errno not in _OUTPUT_ERRNOS:
+            raise
+        # standard output on a full disk, a closed pipe, ...: one line, no traceback
+        try:
+            print(f"ssdlab: error: standard output: cannot write: {e.strerror}", file=sys.stderr)
+            # what is still buffered cannot be written either: drop it quietly at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 2
+
+
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -268,8 +268,10 @@ def register(sub) -> None:
 
 
 def cmd_plot(args) -> int:
+    from ssdlab import outputs
     from ssdlab.cli import UsageError
 
+    outputs.check_file(args.output, "--output")
     try:
         if args.plot_kind == "lat-cdf":
             out = lat_cdf(args.files, args.output, args.direction)

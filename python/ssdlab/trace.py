@@ -158,6 +158,9 @@ def register(sub) -> None:
     p.add_argument("--stats-only", action="store_true", help="print the statistics, no replay")
     p.add_argument("--json", metavar="FILE", help="write the replay report as JSON ('-' = stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary")
+    from ssdlab.cli import add_max_memory_arg
+
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_trace)
 
 
@@ -184,8 +187,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     if args.iodepth < 1:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
+    if args.disk is not None and not 0 <= args.disk < 2**64:
+        raise UsageError(f"--disk: {args.disk} is not a disk number (allowed: 0 or more)")
     if args.skip_bad_lines < 0:
         raise UsageError(f"--skip-bad-lines: {args.skip_bad_lines} must be >= 0")
+    from ssdlab import outputs
+    from ssdlab.comparison import split_devices
+
+    outputs.check_json_flag(args.json, len(split_devices(args.device)) > 1)
     stats = trace_stats(args.file, args.format, args.skip_bad_lines, args.disk)
     if args.json != "-" and not args.quiet:
         print(format_stats(stats))
@@ -211,7 +220,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(report.to_json())
         return 0
     if args.json:
-        write_atomically(args.json, report.to_json() + "\n")
+        write_atomically(args.json, report.to_json() + "\n", "--json")
     if not args.quiet:
         print(report.summary())
     err = report["jobs"][0].get("trace", {}).get("error")

@@ -171,7 +171,7 @@ def iometer_workload(spec: str, *, iodepth: int = 32, number_ios: int = 200_000)
         sizes = (
             {"bs": f"{rows[0][0]}B"}
             if len(rows) == 1
-            else {"bssplit": ":".join(f"{r[0]}B/{r[1]}" for r in rows if r[1])}
+            else {"bssplit": [[f"{r[0]}B", r[1]] for r in rows if r[1]]}
         )
         return job(sizes, read, rnd, delay, burst, iodepth, number_ios)
     jobs = []

@@ -18,6 +18,7 @@ fn main() {
         1,
         false,
         false,
+        0,
         &mut |_| true,
     );
     match r {

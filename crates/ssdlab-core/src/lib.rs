@@ -66,6 +66,8 @@ pub fn run_jobs_reusing(
 }
 
 /// Resolve everything from text inputs (what the Python layer passes) and run.
+/// `max_memory` (bytes, 0 = no limit) refuses a run whose memory estimate exceeds it,
+/// before anything is allocated.
 #[allow(clippy::too_many_arguments)] // one flat call for the bindings to forward to
 pub fn run_from_specs(
     device: &DeviceSpec,
@@ -76,10 +78,18 @@ pub fn run_from_specs(
     seed: u64,
     verify: bool,
     reuse_prep: bool,
+    max_memory: u64,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let dev = config::load_device(device, device_overrides)?;
     let jobs = config::load_jobs(workload_json, workload_overrides, dev.capacity_bytes())?;
+    let estimate = dev.memory_estimate_bytes(verify, reuse_prep);
+    if let Some(m) = config::limits::memory_error(estimate, max_memory) {
+        return Err(ConfigError {
+            source: device.origin(),
+            message: m,
+        });
+    }
     let state = DriveState::parse(state).map_err(|m| ConfigError {
         source: String::new(),
         message: m,

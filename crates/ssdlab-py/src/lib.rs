@@ -28,6 +28,23 @@ fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
     })
 }
 
+/// Check for Ctrl-C (Python's signal handlers) at most every 50 ms of wall time; the
+/// error is kept so that the run stops and raises it (KeyboardInterrupt).
+struct Signals {
+    last: Instant,
+    err: Option<PyErr>,
+}
+
+impl Signals {
+    fn ok(&mut self) -> bool {
+        if self.err.is_none() && self.last.elapsed().as_millis() >= 50 {
+            self.last = Instant::now();
+            self.err = Python::with_gil(|py| py.check_signals()).err();
+        }
+        self.err.is_none()
+    }
+}
+
 fn cfg_err(e: config::ConfigError) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
@@ -69,7 +86,7 @@ impl Progress {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=0))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -84,8 +101,14 @@ fn run(
     verify: bool,
     progress: bool,
     reuse_prep: bool,
+    max_memory: u64,
 ) -> PyResult<String> {
     let spec = spec(device_kind, device_text, device_origin)?;
+    let mut signals = Signals {
+        last: Instant::now(),
+        err: None,
+    };
+    let sig = &mut signals;
     let result = py.allow_threads(move || {
         let mut bar = Progress {
             start: Instant::now(),
@@ -101,11 +124,15 @@ fn run(
             seed,
             verify,
             reuse_prep,
-            &mut |f| bar.update(f),
+            max_memory,
+            &mut |f| bar.update(f) && sig.ok(),
         );
         bar.finish();
         r.map(|r| r.to_json_string())
     });
+    if let Some(e) = signals.err {
+        return Err(e); // interrupted: no partial report
+    }
     result.map_err(cfg_err)
 }
 
@@ -141,8 +168,12 @@ fn validate_workload(
     overrides: Vec<String>,
     capacity: u64,
 ) -> PyResult<String> {
-    let w = config::load_workload(&workload_json, &overrides, capacity).map_err(cfg_err)?;
-    Ok(serde_json::to_string(&w).expect("workload serialises"))
+    let jobs = config::load_jobs(&workload_json, &overrides, capacity).map_err(cfg_err)?;
+    Ok(match jobs.as_slice() {
+        [w] if !workload_json.contains("\"jobs\"") => serde_json::to_string(w),
+        _ => serde_json::to_string(&jobs),
+    }
+    .expect("workload serialises"))
 }
 
 /// Statistics of a block trace from one streaming pass; returns JSON text.
@@ -283,10 +314,24 @@ fn preset_toml(name: &str) -> Option<String> {
     core_presets::device_toml(name).map(str::to_string)
 }
 
+/// Panic, for the test that a panic reaches Python as `ssdlab.InternalError`.
+#[pyfunction]
+fn _panic_for_tests() {
+    panic!("a deliberate panic for tests");
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ssdlab_core::VERSION)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    // A panic reaches Python as PanicException, which ssdlab.api turns into
+    // InternalError; keep Rust's report off the user's terminal unless SSDLAB_DEBUG=1.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("SSDLAB_DEBUG").is_some() {
+            default_hook(info);
+        }
+    }));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(clear_prepared, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
@@ -295,5 +340,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

@@ -23,6 +23,9 @@ def register(sub) -> None:
     p.add_argument("--max-ios", type=int, default=None,
                    help="cap on I/Os per job (0 = none; default: 200000 for jobs without a "
                         "runtime, none for jobs with one)")  # fmt: skip
+    from ssdlab.cli import add_max_memory_arg
+
+    add_max_memory_arg(p)
     p.set_defaults(func=cmd_fio)
 
 
@@ -50,10 +53,13 @@ def cmd_fio(args: argparse.Namespace) -> int:
             print(job.describe())
         return 0
     from ssdlab import comparison as compare
+    from ssdlab import outputs
     from ssdlab.cli import print_warnings
 
+    devices = compare.check_devices(args.device)
+    outputs.check_json_flag(args.output, len(devices) > 1, "--output")
     texts, reports = {}, {}
-    for device in compare.check_devices(args.device):
+    for device in devices:
         cap = api.validate(device, set=args.set)["capacity_bytes"]
         try:
             jobs = finish(jf, cap)
@@ -82,7 +88,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
             compare.write_each(texts, args.output, suffix)
         print(compare.format_table(compare.rows(reports)))
     elif args.output:
-        write_atomically(args.output, text)
+        write_atomically(args.output, text, "--output")
     else:
         sys.stdout.write(text)
     return 0

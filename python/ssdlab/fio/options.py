@@ -233,6 +233,13 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
             continue
         opts = global_opts + sec.opts
         own = {o.name: o.value for o in sec.opts}
+        for o in opts:
+            if o.name == "wait_for" and (o.value or "").strip() not in {j.name for j in jobs}:
+                earlier = ", ".join(j.name for j in jobs) or "none"
+                raise JobFileError(
+                    f"{o.where}: wait_for={(o.value or '').strip()}: no earlier job of that name "
+                    f"(earlier jobs: {earlier})"
+                )
         job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed)
         if new_phase and jobs:
             group += 1
@@ -430,14 +437,16 @@ def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
         span = capacity_bytes
         if size is not None:
             if size.strip().endswith("%"):
-                span = int(capacity_bytes * float(size.strip()[:-1]) / 100) // 4096 * 4096
+                pct = _percent(size, job, "size", 0 < _pct(size) <= 100, "above 0 up to 100")
+                span = int(capacity_bytes * pct / 100) // 4096 * 4096
             else:
                 span = parse_size(size, job.where, "size")
             span = min(span, capacity_bytes)
         off = s.get("offset")
         off_b = 0
         if isinstance(off, str) and off.endswith("%"):
-            off_b = int(capacity_bytes * float(off[:-1]) / 100) // 4096 * 4096
+            pct = _percent(off, job, "offset", 0 <= _pct(off) < 100, "0 up to below 100")
+            off_b = int(capacity_bytes * pct / 100) // 4096 * 4096
             s["offset"] = f"{off_b}B"
         elif off:
             off_b = int(off[:-1])
@@ -461,6 +470,23 @@ def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
         _check(s, job, capacity_bytes)
         out.append(s)
     return out
+
+
+def _pct(text: str) -> float:
+    try:
+        return float(text.strip()[:-1])
+    except ValueError:
+        return float("nan")
+
+
+def _percent(text: str, job: Job, name: str, ok: bool, allowed: str) -> float:
+    """A percentage of the device (size=50%, offset=25%), checked against its range."""
+    if not ok:
+        raise JobFileError(
+            f"{job.where}: [{job.name}]: {name}={text.strip()}: not allowed "
+            f"(a percentage of the device from {allowed})"
+        )
+    return _pct(text)
 
 
 def _check(spec: dict, job: Job, capacity_bytes: int) -> None:

@@ -47,6 +47,12 @@ __all__ = [
 ]
 
 
+def _presets() -> dict:
+    from ssdlab import api
+
+    return api.presets()
+
+
 ANALYSE = {
     "read-cache": analysis.cache_from_rereads,
     "write-buffer": analysis.buffer_from_savings,
@@ -55,8 +61,11 @@ ANALYSE = {
 
 
 def is_real_target(target: Any) -> bool:
-    """A path to a block device or a regular file that is not a device description."""
+    """A path to a block device or a regular file that is not a device description; a
+    bare preset name is the preset even when a file of that name exists."""
     if isinstance(target, Mapping):
+        return False
+    if isinstance(target, str) and target in _presets():
         return False
     p = Path(os.fspath(target))
     if p.suffix.lower() in (".toml", ".json"):

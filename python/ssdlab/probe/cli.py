@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -127,8 +128,28 @@ def cmd_probe(args: argparse.Namespace) -> int:
     probes = PROBES if args.probe == "all" else (args.probe,)
     hmb = [h.strip() for h in args.hmb.split(",") if h.strip()] if args.hmb else None
     rp, wp, mp = _params(args)
-    max_io = parse_size(args.max_io, "--max-io") if args.max_io else DEFAULT_MAX_IO
+    max_io = parse_size(args.max_io, "--max-io") if args.max_io is not None else DEFAULT_MAX_IO
+    if max_io <= 0 or max_io % 512:
+        raise UsageError(
+            f"--max-io: {args.max_io} is not allowed (a positive multiple of 512 bytes, e.g. 128K)"
+        )
+    target = str(args.target)
+    from ssdlab.api import presets
+
+    if target in presets() and os.path.exists(target):
+        print(
+            f"ssdlab: note: '{target}' is the preset; the file of that name is not probed "
+            f"(write ./{target} to probe the file)",
+            file=sys.stderr,
+        )
+    if not 0 <= args.seed < 2**64:
+        raise UsageError(f"--seed: {args.seed} is not allowed (an integer from 0 to 2^64-1)")
     show = sys.stderr.isatty()
+    from ssdlab import outputs
+
+    out = Path(args.out or f"out/probe-{Path(str(args.target)).stem or 'target'}")
+    outputs.check_dir(out, "--out")
+    outputs.check_json_flag(args.json, False)
 
     def progress(setting, probe, frac):
         if show:
@@ -153,8 +174,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if show:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
-    name = Path(str(args.target)).stem or "target"
-    out = Path(args.out or f"out/probe-{name}")
     written = write_results(res, out)
     if args.json == "-":
         print(json.dumps(res.to_dict(), indent=2))
@@ -162,7 +181,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.json:
         from ssdlab.cli import write_atomically
 
-        write_atomically(args.json, json.dumps(res.to_dict(), indent=2) + "\n")
+        write_atomically(args.json, json.dumps(res.to_dict(), indent=2) + "\n", "--json")
     print(res.summary())
     print("took " + ", ".join(f"{s}: {t:.1f} s" for s, t in res.elapsed_s.items()))
     print("wrote " + ", ".join(str(p) for p in written))

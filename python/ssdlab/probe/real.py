@@ -17,7 +17,8 @@ What it simplifies:
 - Writing to a block device needs ``destructive=True`` and a device that neither it
   nor a partition is mounted (this mount namespace's ``/proc/self/mounts``), held
   (``holders`` in sysfs) or claimed (the exclusive ``O_EXCL`` open, which the kernel
-  refuses for a device mounted in any namespace). Regular files are always allowed.
+  refuses for a device mounted in any namespace). Writing to a regular file needs
+  ``destructive=True`` as well: the probes overwrite its data.
 - ``hmb_granted_bytes`` is None: Linux logs the granted HMB but does not publish it
   in sysfs.
 """
@@ -52,7 +53,12 @@ def write_permission_error(
 ) -> str | None:
     """Why writing to ``path`` is refused, or None when it is allowed."""
     if not is_block:
-        return None
+        if destructive:
+            return None
+        return (
+            f"ssdlab refuses to write to file {path} without --destructive "
+            "(the writing probes overwrite its data)"
+        )
     if not destructive:
         return (
             f"ssdlab refuses to write to block device {path} without --destructive "
@@ -169,6 +175,10 @@ class BlockTarget:
             raise ProbeError(f"{self.name} is neither a regular file nor a block device")
         flags = (os.O_RDWR if writable else os.O_RDONLY) | os.O_DIRECT | os.O_CLOEXEC
         mounted = held = False
+        if writable and not self.is_block:
+            why = write_permission_error(False, destructive, False, False, self.name)
+            if why:
+                raise ProbeError(why)
         if self.is_block and writable:
             mounted, held = _in_use(st.st_rdev)
             why = write_permission_error(True, destructive, mounted, held, self.name)

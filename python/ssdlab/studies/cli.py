@@ -32,6 +32,9 @@ def register(sub) -> None:
 
 def cmd_study(args: argparse.Namespace) -> int:
     out = Path(args.out or f"out/study-{args.name}")
+    from ssdlab import outputs
+
+    outputs.check_dir(out, "--out")
     if args.name in ("hmb-vs-dram", "hmb-size"):
         return _seed000(args, out)
     given = [f"--{f}" for f in seed000.MATRIX_FLAGS if getattr(args, f) is not None]

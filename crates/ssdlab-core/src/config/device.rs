@@ -437,6 +437,63 @@ impl DeviceConfig {
         pos(n.page_size.bytes(), "nand.page_size");
         pos(n.t_erase.ns(), "nand.t_erase");
         pos(n.channel_width_bits as u64, "nand.channel_width_bits");
+        let geometry_errs = errs.len();
+        let mut range = |v: u64, field: &str, hi: u64, what: &str| {
+            if v > hi {
+                errs.push(format!(
+                    "{field}: {v} is out of range (allowed: 1 to {what})"
+                ));
+            }
+        };
+        range(n.channels as u64, "nand.channels", 256, "256");
+        range(
+            n.dies_per_channel as u64,
+            "nand.dies_per_channel",
+            256,
+            "256",
+        );
+        range(
+            n.blocks_per_plane as u64,
+            "nand.blocks_per_plane",
+            1 << 20,
+            "1048576",
+        );
+        range(
+            n.page_size.bytes(),
+            "nand.page_size",
+            1 << 20,
+            "1048576 bytes, 1MiB",
+        );
+        range(h.queue_entries as u64, "host.queue_entries", 65536, "65536");
+        range(c.cores as u64, "controller.cores", 1024, "1024");
+        if h.queue_entries == 1 {
+            errs.push(
+                "host.queue_entries: 1 is too small (allowed: 2 to 65536; an NVMe queue of N entries holds N-1 commands)"
+                    .into(),
+            );
+        }
+        if errs.len() == geometry_errs {
+            let raw = [
+                n.channels as u64,
+                n.dies_per_channel as u64,
+                n.planes_per_die.min(16) as u64,
+                n.blocks_per_plane as u64,
+                n.pages_per_block.min(65535) as u64,
+                n.page_size.bytes(),
+            ]
+            .iter()
+            .try_fold(1u64, |acc, &x| acc.checked_mul(x));
+            if raw.is_none_or(|r| r > 1 << 60) {
+                errs.push(format!(
+                    "nand: channels {} x dies_per_channel {} x planes_per_die {} x blocks_per_plane {} x pages_per_block {} x page_size {} is more than the 1EiB (2^60 bytes) of raw flash allowed",
+                    n.channels, n.dies_per_channel, n.planes_per_die, n.blocks_per_plane, n.pages_per_block, n.page_size
+                ));
+            }
+        }
+        if errs.len() > geometry_errs {
+            // Sizes derived below would overflow or divide by zero.
+            return Err(errs.join("\n"));
+        }
         if !(1..=6).contains(&h.pcie_gen) {
             errs.push(format!(
                 "host.pcie_gen: {} is not a PCIe generation (allowed: 1, 2, 3, 4, 5, 6)",
@@ -605,6 +662,9 @@ impl DeviceConfig {
                     Size(stripe)
                 ));
             }
+        }
+        if errs.is_empty() {
+            self.validate_limits(&mut errs);
         }
         if errs.is_empty() {
             self.validate_map(&mut errs);

@@ -7,6 +7,7 @@
 
 mod derived;
 mod device;
+pub mod limits;
 pub mod memory;
 mod placement;
 mod plausible;
@@ -61,7 +62,7 @@ pub enum DeviceSpec {
 }
 
 impl DeviceSpec {
-    fn origin(&self) -> String {
+    pub fn origin(&self) -> String {
         match self {
             DeviceSpec::Preset(n) => format!("preset '{n}'"),
             DeviceSpec::Toml { origin, .. } | DeviceSpec::Json { origin, .. } => origin.clone(),
@@ -124,6 +125,28 @@ fn override_value(raw: &str) -> toml::Value {
             .remove("v")
             .unwrap_or(toml::Value::String(raw.to_string())),
         Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+/// A workload option given as a string that is a number or a boolean ("32", "true")
+/// means that number, as it does in a `key=value` override or a fio job file; the
+/// job's `name` stays text.
+fn numbers_from_strings(tree: &mut toml::Value) {
+    let Some(table) = tree.as_table_mut() else {
+        return;
+    };
+    for (k, v) in table.iter_mut() {
+        if let toml::Value::String(s) = v {
+            let parsed = override_value(s.trim());
+            if k != "name"
+                && matches!(
+                    parsed,
+                    toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_)
+                )
+            {
+                *v = parsed;
+            }
+        }
     }
 }
 
@@ -246,6 +269,7 @@ pub fn load_workload(
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err("workload", e.to_string()))?;
     let mut tree = json_to_toml(&v).map_err(|m| err("workload", m))?;
+    numbers_from_strings(&mut tree);
     apply_overrides(&mut tree, overrides)?;
     // fio allows rw values such as "readwrite"; map unknown ones to a clear message.
     if let Some(rw) = tree.get("rw").and_then(|r| r.as_str()) {
@@ -263,6 +287,19 @@ pub fn load_workload(
             return Err(err(
                 "trace",
                 format!("{}: no requests in the trace", t.path),
+            ));
+        }
+        let span = stats.duration_ns as f64 / t.speedup;
+        if t.mode == crate::trace::replay::ReplayMode::Timed && span > units::MAX_TIME_NS as f64 {
+            return Err(err(
+                "trace",
+                format!(
+                    "{}: the requests arrive over {:.3e} s of trace time, {:.3e} s after trace.speedup {}: more than the 100 years of simulated time allowed (a bad timestamp, or --speedup too small?)",
+                    t.path,
+                    stats.duration_ns as f64 / 1e9,
+                    span / 1e9,
+                    t.speedup
+                ),
             ));
         }
         w.trace_stats = Some(stats);

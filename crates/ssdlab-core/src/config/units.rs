@@ -27,7 +27,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 /// Parse a duration into nanoseconds; a bare number is multiplied by `bare_ns`
 /// (None: a bare number other than 0 is an error).
-fn duration_with_default(s: &str, bare_ns: Option<f64>) -> Result<u64, String> {
+fn duration_with_default(s: &str, bare_ns: Option<f64>, max_ns: u64) -> Result<u64, String> {
     let (n, unit) = split_number(s).ok_or_else(|| {
         format!("'{s}' is not a duration (use e.g. \"50us\", \"3.8ms\", \"500ns\")")
     })?;
@@ -51,22 +51,39 @@ fn duration_with_default(s: &str, bare_ns: Option<f64>) -> Result<u64, String> {
             ))
         }
     };
-    Ok((n * mult).round() as u64)
+    let ns = (n * mult).round();
+    if !ns.is_finite() || ns > max_ns as f64 {
+        return Err(if max_ns == MAX_DEVICE_TIME_NS {
+            format!("'{s}' is longer than the 1h allowed for a device timing")
+        } else {
+            format!("'{s}' is too long (at most about 100 years of simulated time)")
+        });
+    }
+    Ok(ns as u64)
 }
 
-/// Parse a device duration (a unit is required) into nanoseconds.
+/// The longest time any config value may give: about 100 years, so that sums of a few
+/// times never overflow 64-bit nanoseconds.
+pub const MAX_TIME_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
+/// The longest device timing (a NAND, link or firmware time): one hour.
+pub const MAX_DEVICE_TIME_NS: u64 = 3600 * 1_000_000_000;
+/// The largest size any config value may give: 2^62 bytes (4 EiB), so that an offset
+/// plus a size never overflows.
+pub const MAX_BYTES: u64 = 1 << 62;
+
+/// Parse a device duration (a unit is required) into nanoseconds; at most an hour.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
-    duration_with_default(s, None)
+    duration_with_default(s, None, MAX_DEVICE_TIME_NS)
 }
 
 /// Parse a fio time in seconds by default (`runtime`, `ramp_time`) into nanoseconds.
 pub fn parse_secs_ns(s: &str) -> Result<u64, String> {
-    duration_with_default(s, Some(1e9))
+    duration_with_default(s, Some(1e9), MAX_TIME_NS)
 }
 
 /// Parse a fio time in microseconds by default (`thinktime`) into nanoseconds.
 pub fn parse_usecs_ns(s: &str) -> Result<u64, String> {
-    duration_with_default(s, Some(1e3))
+    duration_with_default(s, Some(1e3), MAX_TIME_NS)
 }
 
 /// Parse a device size (a unit is required, "B" for bytes) into bytes.
@@ -113,6 +130,9 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let v = n * mult;
     if v.fract() != 0.0 {
         return Err(format!("'{s}' is not a whole number of bytes"));
+    }
+    if !v.is_finite() || v > MAX_BYTES as f64 {
+        return Err(format!("'{s}' is too large (at most 4EiB, 2^62 bytes)"));
     }
     Ok(v as u64)
 }

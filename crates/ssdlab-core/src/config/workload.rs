@@ -324,14 +324,15 @@ impl WorkloadConfig {
             if span == 0 {
                 errs.push("size: must be > 0".into());
             }
-            if self.offset.bytes() + span > capacity {
-                errs.push(format!(
+            match self.offset.bytes().checked_add(span) {
+                Some(end) if end <= capacity => {}
+                end => errs.push(format!(
                     "size: offset {} + size {} = {} bytes goes beyond the device capacity of {} bytes",
                     self.offset.bytes(),
                     span,
-                    self.offset.bytes() + span,
+                    end.map_or("more than 2^64".to_string(), |e| e.to_string()),
                     capacity
-                ));
+                )),
             }
             if span < self.max_bs() {
                 errs.push(format!(
@@ -380,8 +381,12 @@ impl WorkloadConfig {
             }
         }
         if !self.bssplit.is_empty() {
-            let total: u32 = self.bssplit.iter().map(|x| x.1).sum();
-            if total != 100 {
+            let total: u64 = self.bssplit.iter().map(|x| x.1 as u64).sum();
+            if let Some((b, p)) = self.bssplit.iter().find(|x| x.1 > 100) {
+                errs.push(format!(
+                    "bssplit: {b}/{p}: {p} is not a percentage (allowed: 0 to 100)"
+                ));
+            } else if total != 100 {
                 errs.push(format!("bssplit: the percentages sum to {total}, not 100"));
             }
             if let Some((b, _)) = self.bssplit.iter().find(|(b, _)| !ok_bs(b.bytes())) {

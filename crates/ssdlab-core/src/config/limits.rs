@@ -1,0 +1,66 @@
+//! Limits a device must respect to be simulated at all, and the memory a run needs.
+//!
+//! The FTL keeps one 32-bit entry per mapping unit in each direction (L2P and P2L), so
+//! a drive may have at most 2^32 - 2 mapping units and 2^32 - 1 blocks. The memory
+//! estimate counts what grows with the geometry (both maps, the oracle's tags with
+//! `verify`, per-block state, a second copy when a prepared drive is kept for reuse)
+//! plus a fixed allowance; it is what `ssdlab run --max-memory` compares against
+//! before anything is allocated (docs/reliability.md). It leaves out what grows with
+//! the workload (queues, latency histograms), which is bounded by the workload's own
+//! ranges.
+
+use super::device::DeviceConfig;
+
+/// Fixed allowance for everything that does not grow with the geometry.
+const BASE_BYTES: u64 = 32 << 20;
+/// Per block: `BlockInfo`, the programmed counter, a free-list entry, GC indexes.
+const PER_BLOCK_BYTES: u64 = 48;
+
+impl DeviceConfig {
+    /// Mapping units of raw flash (what the P2L map holds).
+    pub fn raw_units(&self) -> u64 {
+        self.raw_bytes() / self.ftl.mapping_unit.bytes().max(1)
+    }
+
+    /// Errors for a geometry too large for 32-bit block numbers (mapping units are
+    /// checked with the rest of the geometry in `validate`).
+    pub(super) fn validate_limits(&self, errs: &mut Vec<String>) {
+        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
+        if blocks >= u32::MAX as u64 {
+            errs.push(format!(
+                "nand: {blocks} blocks (channels x dies_per_channel x blocks_per_plane) is more than the {} allowed",
+                u32::MAX - 1
+            ));
+        }
+    }
+
+    /// Bytes of memory a run on this device needs, estimated before allocating.
+    pub fn memory_estimate_bytes(&self, verify: bool, keep_prepared: bool) -> u64 {
+        let units = self.raw_units();
+        let user = self.capacity_bytes() / self.ftl.mapping_unit.bytes().max(1);
+        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
+        let mut ftl = 4 * (units + user) + PER_BLOCK_BYTES * blocks;
+        if verify {
+            ftl += 4 * (units + user);
+        }
+        if keep_prepared {
+            ftl *= 2;
+        }
+        BASE_BYTES + ftl
+    }
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.0}MiB", b as f64 / (1u64 << 20) as f64)
+}
+
+/// The error for a run whose estimate exceeds `max_bytes` (None when it fits).
+pub fn memory_error(estimate: u64, max_bytes: u64) -> Option<String> {
+    (max_bytes > 0 && estimate > max_bytes).then(|| {
+        format!(
+            "max_memory: the run needs about {} of memory (maps of the drive's mapping units), more than the {} allowed; raise --max-memory (max_memory=) if the machine has it, or simulate a smaller drive or a larger ftl.mapping_unit",
+            mib(estimate),
+            mib(max_bytes)
+        )
+    })
+}

@@ -1,0 +1,169 @@
+//! Hardening (issue 14): every user value that flows into arithmetic is range-checked,
+//! so overflow becomes a clear error naming the field, never a panic or a wrapped
+//! figure; and a run's memory is estimated and refused above a limit before anything
+//! is allocated (docs/reliability.md).
+
+use ssdlab_core::config::{load_device, load_jobs, load_workload, DeviceSpec};
+
+fn preset_err(name: &str, overrides: &[&str]) -> String {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    load_device(&DeviceSpec::Preset(name.into()), &o)
+        .expect_err("must be refused")
+        .to_string()
+}
+
+#[test]
+fn offset_plus_size_beyond_64_bits_is_refused() {
+    let e = load_workload(
+        "{}",
+        &["offset=4096".into(), "size=18446744073709547520".into()],
+        1 << 30,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("size") && e.contains("too large"), "{e}");
+    let e = load_workload(
+        "{}",
+        &["offset=4096".into(), "size=4611686018427387904".into()],
+        1 << 30,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("beyond the device capacity"), "{e}");
+}
+
+#[test]
+fn geometry_products_that_overflow_are_refused() {
+    let e = preset_err(
+        "tiny-test",
+        &["nand.channels=65536", "nand.dies_per_channel=65536"],
+    );
+    assert!(e.contains("nand.channels: 65536 is out of range"), "{e}");
+    assert!(e.contains("nand.dies_per_channel"), "{e}");
+    let e = preset_err("tiny-test", &["nand.page_size=1000000000000GiB"]);
+    assert!(
+        e.contains("nand.page_size") && e.contains("too large"),
+        "{e}"
+    );
+    let e = preset_err("tiny-test", &["nand.page_size=4GiB"]);
+    assert!(
+        e.contains("nand.page_size: 4294967296 is out of range"),
+        "{e}"
+    );
+    let e = preset_err("tiny-test", &["nand.blocks_per_plane=4000000"]);
+    assert!(e.contains("nand.blocks_per_plane"), "{e}");
+}
+
+#[test]
+fn device_timings_longer_than_an_hour_are_refused_not_wrapped() {
+    let e = preset_err("tiny-test", &["nand.t_read=2000000000h"]);
+    assert!(e.contains("nand.t_read") && e.contains("1h"), "{e}");
+    let e = preset_err("tiny-test", &["nand.t_erase=2h"]);
+    assert!(e.contains("nand.t_erase") && e.contains("1h"), "{e}");
+    // an hour itself is allowed
+    let o = vec!["nand.t_erase=1h".to_string()];
+    load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
+}
+
+#[test]
+fn workload_times_beyond_a_century_are_refused() {
+    let e = load_workload("{}", &["runtime=1000000000000h".into()], 1 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("runtime") && e.contains("too long"), "{e}");
+}
+
+#[test]
+fn a_queue_of_one_entry_is_the_inputs_fault() {
+    let e = preset_err("tiny-test", &["host.queue_entries=1"]);
+    assert!(e.contains("host.queue_entries: 1 is too small"), "{e}");
+}
+
+#[test]
+fn bssplit_percentages_that_wrap_are_refused() {
+    let e = load_workload(
+        "{}",
+        &["bssplit=[[\"4k\", 4294967295], [\"8k\", 101]]".into()],
+        1 << 30,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("bssplit") && e.contains("not a percentage"),
+        "{e}"
+    );
+}
+
+#[test]
+fn numbers_given_as_strings_mean_numbers_in_jobs_too() {
+    let jobs = load_jobs(
+        r#"{"jobs":[{"iodepth":"32","number_ios":"100"}]}"#,
+        &[],
+        1 << 30,
+    )
+    .unwrap();
+    assert_eq!(jobs[0].iodepth, 32);
+    assert_eq!(jobs[0].number_ios, Some(100));
+    // a job's name stays text
+    let jobs = load_jobs(r#"{"jobs":[{"name":"7","number_ios":1}]}"#, &[], 1 << 30).unwrap();
+    assert_eq!(jobs[0].name.as_deref(), Some("7"));
+}
+
+#[test]
+fn memory_estimate_grows_with_the_geometry_and_is_checked_before_allocating() {
+    let small = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &[]).unwrap();
+    let est = small.memory_estimate_bytes(false, false);
+    // 512 GB of 4 KiB units in both maps: about 1 GiB
+    assert!((800 << 20..1600 << 20).contains(&est), "{est}");
+    assert!(small.memory_estimate_bytes(true, false) > est);
+    assert!(small.memory_estimate_bytes(false, true) > est);
+    let o: Vec<String> = vec![
+        "nand.blocks_per_plane=12000".into(),
+        "map.cache=64MiB".into(),
+    ];
+    let big = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &o).unwrap();
+    let e = ssdlab_core::run_from_specs(
+        &DeviceSpec::Preset("client-tlc-dram".into()),
+        &o,
+        "{}",
+        &["number_ios=10".into()],
+        "fresh",
+        1,
+        false,
+        false,
+        4 << 30,
+        &mut |_| true,
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(big.memory_estimate_bytes(false, false) > 4 << 30);
+    assert!(
+        e.contains("max_memory") && e.contains("4096MiB allowed"),
+        "{e}"
+    );
+}
+
+#[test]
+fn timed_traces_beyond_a_century_blame_the_trace_not_the_device() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let late = dir.join("late.csv");
+    std::fs::write(&late, "0,R,0,4096\n18446744073709551615,W,4096,4096\n").unwrap();
+    let ok = dir.join("ok.csv");
+    std::fs::write(&ok, "0,R,0,4096\n1000,W,4096,4096\n").unwrap();
+    let wl = |path: &std::path::Path, speedup: &str| {
+        format!(
+            r#"{{"trace":{{"path":"{}","mode":"timed","speedup":{speedup}}}}}"#,
+            path.display()
+        )
+    };
+    for (path, speedup) in [(&late, "1.0"), (&ok, "1e-300")] {
+        let e = load_jobs(&wl(path, speedup), &[], 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("100 years") && e.contains("speedup"), "{e}");
+    }
+    load_jobs(&wl(&ok, "1e-3"), &[], 1 << 30).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,53 @@
+"""Ctrl-C stops a simulation within a second, from the CLI and from Python, and leaves
+no partial output (issue 14, item 5)."""
+
+import signal
+import subprocess
+import sys
+import time
+
+LONG = ["--device", "tiny-test", "-q", "--number_ios", "100000000", "--iodepth", "32"]
+
+
+def test_cli_stops_within_a_second_and_writes_nothing(tmp_path):
+    out = tmp_path / "r.json"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ssdlab", "run", *LONG, "--json", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # the simulation is running (it would take minutes)
+    assert p.poll() is None
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=30)[1]
+    took = time.monotonic() - t0
+    assert took < 1.0, took
+    assert p.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
+    assert not list(tmp_path.iterdir())  # no temporary file left either
+
+
+SCRIPT = """
+import os, signal, threading, time, ssdlab
+def later():
+    time.sleep(2)
+    global t0
+    t0 = time.monotonic()
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=later, daemon=True).start()
+try:
+    ssdlab.run("tiny-test", {"rw": "randread", "iodepth": 32, "number_ios": 100_000_000})
+except KeyboardInterrupt:
+    print("interrupted after", time.monotonic() - t0)
+"""
+
+
+def test_python_run_raises_keyboard_interrupt_within_a_second():
+    r = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
+    assert float(r.stdout.split()[-1]) < 1.0
