@@ -213,7 +213,7 @@ def test_fio_randwrite_and_randread_verify_crc32c(tmp_path):
     job = tmp_path / "verify.fio"
     job.write_text(
         f"[global]\nioengine=nbd\nuri={srv.uri}\nbs=4k\nsize=8m\niodepth=4\n"
-        "verify=crc32c\nverify_fatal=1\n"
+        "verify=crc32c\nverify_fatal=1\nverify_state_save=0\n"
         "[write-then-verify]\nrw=randwrite\n"
         "[read-verify]\nstonewall\nrw=randread\n"
     )
