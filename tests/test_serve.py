@@ -57,8 +57,8 @@ class Server:
 class Client:
     """A minimal NBD client: fixed newstyle, NBD_OPT_GO, simple replies."""
 
-    def __init__(self, path: str):
-        self.s = socket.socket(socket.AF_UNIX)
+    def __init__(self, path: str | tuple[str, int]):
+        self.s = socket.socket(socket.AF_UNIX if isinstance(path, str) else socket.AF_INET)
         self.s.connect(path)
         magic, opt_magic, _flags = struct.unpack(">QQH", self._recv(18))
         assert (magic, opt_magic) == (0x4E42444D41474943, IHAVEOPT)
@@ -171,6 +171,25 @@ def test_sigusr1_prints_lateness_and_stats_has_run_keys(tmp_path):
     run_keys = set(cli.api.run("tiny-test", {"number_ios": 10}, state="fresh").to_dict())
     assert run_keys <= set(stats)
     assert stats["serve"]["timed_replies"] == 1
+
+
+def test_tcp_port_on_localhost(tmp_path):
+    stats = tmp_path / "stats.json"
+    cmd = [sys.executable, "-m", "ssdlab", "serve", "tiny-test", "--state", "fresh"]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", "--stats", str(stats)], stderr=subprocess.PIPE, text=True
+    )
+    line = proc.stderr.readline()  # "... on nbd://127.0.0.1:PORT, time scale 1; ..."
+    port = int(line.split("nbd://127.0.0.1:")[1].split(",")[0])
+    try:
+        c = Client(("127.0.0.1", port))
+        assert c.call(CMD_WRITE, 0, 4, b"abcd") == (0, b"")
+        assert c.call(CMD_READ, 0, 4) == (0, b"abcd")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert json.loads(stats.read_text())["serve"]["connections"] == 1
 
 
 @pytest.mark.parametrize(
