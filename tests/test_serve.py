@@ -18,7 +18,8 @@ from ssdlab import cli
 
 IHAVEOPT = 0x49484156454F5054
 OPT_GO = 7
-CMD_READ, CMD_WRITE, CMD_FLUSH, CMD_TRIM = 0, 1, 3, 4
+CMD_READ, CMD_WRITE, CMD_FLUSH, CMD_TRIM, CMD_WRITE_ZEROES = 0, 1, 3, 4, 6
+NO_HOLE = 2
 EINVAL = 22
 
 has_fio = (
@@ -86,10 +87,10 @@ class Client:
             out += chunk
         return out
 
-    def send(self, cmd: int, offset: int, length: int, data: bytes = b"") -> int:
+    def send(self, cmd: int, offset: int, length: int, data: bytes = b"", flags: int = 0) -> int:
         self.cookie += 1
         self.lens[self.cookie] = length if cmd == CMD_READ else 0
-        hdr = struct.pack(">IHHQQI", 0x25609513, 0, cmd, self.cookie, offset, length)
+        hdr = struct.pack(">IHHQQI", 0x25609513, flags, cmd, self.cookie, offset, length)
         self.s.sendall(hdr + data)
         return self.cookie
 
@@ -137,6 +138,22 @@ def test_data_round_trips_and_bad_requests_get_errors(tmp_path):
     assert stats["read"]["total_ios"] == 11  # the refused read never reached the drive
     assert stats["write"]["total_ios"] == 10
     assert "late_pct" in s and "worst lateness" in err
+
+
+def test_write_zeroes_is_a_deallocate_unless_no_hole(tmp_path):
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        c = Client(srv.sock)
+        c.call(CMD_WRITE, 0, 16384, os.urandom(16384))
+        for flags, at in [(0, 0), (NO_HOLE, 8192)]:
+            c.send(CMD_WRITE_ZEROES, at, 8192, flags=flags)
+            assert c.reply()[1] == 0
+        assert c.call(CMD_READ, 0, 16384) == (0, bytes(16384))
+    finally:
+        stats, _ = srv.stop()
+    assert stats["serve"]["requests"]["write_zeroes"] == 2
+    assert stats["trim"]["total_ios"] == 1  # without NO_HOLE
+    assert stats["write"]["total_ios"] == 2  # the data, and write zeroes with NO_HOLE
 
 
 def test_replies_wait_for_the_simulated_completion(tmp_path):
