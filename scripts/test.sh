@@ -9,6 +9,9 @@ PY=${PYTHON:-python3}
 echo "== chromium (renders the sweep report in a test) =="
 command -v chromium || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
+echo "== fio with the nbd engine (tests/test_serve.py runs it against ssdlab serve) =="
+command -v fio >/dev/null || (apt-get update && apt-get install -y --no-install-recommends fio)
+
 echo "== install (builds the Rust extension with maturin) =="
 "$PY" -m pip install --quiet ".[test]" "ruff==0.17.6"
 

@@ -304,6 +304,7 @@ EXTRA_COMMAND_MODULES: list[str] = [
     "ssdlab.trace",
     "ssdlab.probe.cli",
     "ssdlab.sweep.cli",
+    "ssdlab.serve",
 ]
 _EXTRA_COMMANDS: list = []
 

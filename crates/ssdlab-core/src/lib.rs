@@ -19,7 +19,7 @@ pub mod workload;
 
 pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};
 pub use ftl::prep::DriveState;
-pub use ssd::{clear_prepared, Report, RunOptions, Session, Ssd};
+pub use ssd::{clear_prepared, AsyncSession, Completion, Report, RunOptions, Session, Ssd};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

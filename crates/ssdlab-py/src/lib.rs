@@ -302,6 +302,70 @@ impl PySession {
     }
 }
 
+/// Serve the device over NBD until SIGINT/SIGTERM (GIL released); returns JSON text
+/// `{"serve": lateness and counts, "report": the drive's report}`.
+#[pyfunction]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000))]
+#[allow(clippy::too_many_arguments)]
+fn serve(
+    py: Python<'_>,
+    device_kind: &str,
+    device_text: String,
+    device_origin: String,
+    device_overrides: Vec<String>,
+    state: &str,
+    seed: u64,
+    socket: Option<String>,
+    port: Option<u16>,
+    time_scale: f64,
+    backing: Option<String>,
+    late_tolerance_ns: u64,
+) -> PyResult<String> {
+    use ssdlab_serve::{Listen, ServeError, ServeOptions};
+    let spec = spec(device_kind, device_text, device_origin)?;
+    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+    let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
+    let listen = match (socket, port) {
+        (Some(s), None) => Listen::Unix(s),
+        (None, Some(p)) => Listen::Tcp(p),
+        (None, None) => Listen::Tcp(10809),
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new_err(
+                "--socket and --port: give one of them, not both",
+            ))
+        }
+    };
+    let opts = ServeOptions {
+        listen,
+        time_scale,
+        backing,
+        late_tolerance_ns,
+    };
+    let label = dev.name.clone();
+    let run_opts = ssdlab_core::RunOptions {
+        state,
+        seed,
+        verify: false,
+    };
+    let r = py.allow_threads(move || {
+        let t0 = Instant::now();
+        let sess = ssdlab_core::AsyncSession::new(dev, run_opts)
+            .map_err(|e| ServeError::Usage(e.to_string()))?;
+        let prep_s = t0.elapsed().as_secs_f64();
+        let mut v = ssdlab_serve::serve(sess, &opts, &label)?;
+        // As `run`'s report: preparation apart, the serving time as the simulation's.
+        let r = &mut v["report"];
+        r["prep_wall_time_s"] = prep_s.into();
+        r["sim_wall_time_s"] = r["wall_time_s"].clone();
+        Ok(v)
+    });
+    match r {
+        Ok(v) => Ok(v.to_string()),
+        Err(ServeError::Usage(m)) => Err(ConfigError::new_err(m)),
+        Err(ServeError::Model(m)) => Err(pyo3::exceptions::PyRuntimeError::new_err(m)),
+    }
+}
+
 /// (name, description) of every shipped device preset.
 #[pyfunction]
 fn presets() -> Vec<(String, String)> {
@@ -341,5 +405,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(serve, m)?)?;
     Ok(())
 }

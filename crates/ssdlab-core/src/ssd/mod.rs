@@ -17,6 +17,7 @@ mod prep_cache;
 mod report;
 mod sched;
 mod session;
+mod session_async;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +35,7 @@ use crate::workload::{Io, JobGen, OpKind};
 pub use prep_cache::clear as clear_prepared;
 pub use report::Report;
 pub use session::Session;
+pub use session_async::{AsyncSession, Completion};
 
 /// A host command in flight.
 #[derive(Clone, Copy, Debug)]
@@ -562,8 +564,9 @@ impl Ssd {
         self.submit_io(job, io);
     }
 
-    /// Put one host I/O of `job` into its submission queue.
-    fn submit_io(&mut self, job: u32, io: Io) {
+    /// Put one host I/O of `job` into its submission queue; returns its command id
+    /// (valid until its `HostComplete` has been dispatched).
+    fn submit_io(&mut self, job: u32, io: Io) -> u32 {
         let now = self.now();
         let nq = self.nvme.sqs.len() as u32;
         let j = &mut self.jobs[job as usize];
@@ -602,6 +605,7 @@ impl Ssd {
         } else {
             self.nvme.sqs[sq as usize].overflow.push_back(cmd);
         }
+        cmd
     }
 
     /// Write the command into its submission queue and ring the doorbell.

@@ -1,0 +1,647 @@
+//! `ssdlab serve`: an NBD server on a Unix socket or a localhost TCP port whose
+//! replies are timed by a simulated drive. Each request becomes a host request of an
+//! `AsyncSession` submitted at the simulated time that corresponds to its arrival on
+//! the wall clock (fixed origin, `time_scale` wall ns per simulated ns); its reply is
+//! sent once the wall clock reaches its simulated completion time. The simulation's
+//! event queue is the deadline heap: the loop sleeps (ppoll) until the next event is
+//! due less a margin (what the machine's wake-ups take, 20 to 300 us), then
+//! busy-polls the rest.
+//!
+//! Single-threaded. Simplified: the model sees requests rounded out to 512-byte
+//! sectors (trims rounded in); a write is stored when received; write zeroes with
+//! NBD_CMD_FLAG_NO_HOLE is a write to the model, without it a deallocate; the time
+//! to parse and copy data is the host's, not the drive's. A reply sent more than
+//! `late_tolerance_ns` after its due time counts as late.
+
+mod nbd;
+mod signals;
+mod store;
+
+use nbd::{Proto, Request};
+use serde_json::{json, Value};
+use ssdlab_core::workload::OpKind;
+use ssdlab_core::AsyncSession;
+use std::collections::HashMap;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::io::{AsRawFd, RawFd};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::time::{Duration, Instant};
+use store::Store;
+
+/// The wait ends this long before a due event, at least; the rest is busy-polled.
+const MIN_SPIN_NS: u64 = 20_000;
+/// ... and at most (a longer wake-up is the machine preempting us, not its timers).
+const MAX_SPIN_NS: u64 = 300_000;
+
+/// How early to wake: how late this machine's timed wake-ups come back (on a virtual
+/// machine, often 50-150 us), from the last 64 of them: the 60th smallest plus 10 us,
+/// within MIN_SPIN_NS..MAX_SPIN_NS.
+struct SpinMargin {
+    oversleeps_ns: [u64; 64],
+    next: usize,
+    margin_ns: u64,
+}
+
+impl SpinMargin {
+    fn new() -> SpinMargin {
+        SpinMargin {
+            oversleeps_ns: [0; 64],
+            next: 0,
+            margin_ns: 50_000,
+        }
+    }
+    fn record(&mut self, oversleep_ns: u64) {
+        self.oversleeps_ns[self.next % 64] = oversleep_ns;
+        self.next += 1;
+        if self.next >= 64 {
+            let mut v = self.oversleeps_ns;
+            v.sort_unstable();
+            self.margin_ns = (v[59] + 10_000).clamp(MIN_SPIN_NS, MAX_SPIN_NS);
+        }
+    }
+}
+
+pub enum Listen {
+    Unix(String),
+    /// A TCP port on 127.0.0.1 (0: any free port).
+    Tcp(u16),
+}
+
+pub struct ServeOptions {
+    pub listen: Listen,
+    /// Wall ns per simulated ns (10: the drive runs ten times slower).
+    pub time_scale: f64,
+    pub backing: Option<String>,
+    pub late_tolerance_ns: u64,
+}
+
+/// Why the server stopped with an error: bad options, or a model error.
+#[derive(Debug)]
+pub enum ServeError {
+    Usage(String),
+    Model(String),
+}
+
+enum Stream {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Stream {
+    fn fd(&self) -> RawFd {
+        match self {
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tcp(s) => s.as_raw_fd(),
+        }
+    }
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(s) => s.read(buf),
+            Stream::Tcp(s) => s.read(buf),
+        }
+    }
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(s) => s.write(buf),
+            Stream::Tcp(s) => s.write(buf),
+        }
+    }
+}
+
+struct Conn {
+    stream: Stream,
+    proto: Proto,
+    /// Bytes of `proto.out` already sent.
+    sent: usize,
+    outstanding: u32,
+    /// The peer went away or broke the protocol: drop it.
+    dead: bool,
+}
+
+/// A request in the model, and where its reply goes.
+struct InFlight {
+    conn: u64,
+    cookie: u64,
+    kind: u16,
+    offset: u64,
+    len: u32,
+}
+
+#[derive(Default)]
+struct Lateness {
+    replies: u64,
+    late: u64,
+    worst_ns: u64,
+    sum_ns: u128,
+}
+
+impl Lateness {
+    fn json(&self, tolerance_ns: u64) -> Value {
+        let pct = if self.replies == 0 {
+            0.0
+        } else {
+            100.0 * self.late as f64 / self.replies as f64
+        };
+        json!({
+            "timed_replies": self.replies,
+            "late_replies": self.late,
+            "late_pct": pct,
+            "late_tolerance_ns": tolerance_ns,
+            "worst_lateness_ns": self.worst_ns,
+            "mean_lateness_ns": if self.replies == 0 { 0.0 } else { self.sum_ns as f64 / self.replies as f64 },
+        })
+    }
+}
+
+/// Maps simulated time to wall time: a fixed origin on each and the scale.
+struct Clock {
+    wall0: Instant,
+    sim0: u64,
+    scale: f64,
+}
+
+impl Clock {
+    fn sim_at(&self, t: Instant) -> u64 {
+        self.sim0 + (t.duration_since(self.wall0).as_nanos() as f64 / self.scale) as u64
+    }
+    fn wall_of(&self, sim_ns: u64) -> Instant {
+        let d = (sim_ns.saturating_sub(self.sim0) as f64 * self.scale).ceil() as u64;
+        self.wall0 + Duration::from_nanos(d)
+    }
+}
+
+enum Listener {
+    Unix(UnixListener, String),
+    Tcp(TcpListener),
+}
+
+fn bind(listen: &Listen) -> Result<(Listener, String), ServeError> {
+    let usage = ServeError::Usage;
+    match listen {
+        Listen::Unix(path) => {
+            let p = std::path::Path::new(path);
+            if p.exists() {
+                use std::os::unix::fs::FileTypeExt;
+                let is_socket = std::fs::metadata(p).is_ok_and(|m| m.file_type().is_socket());
+                if !is_socket {
+                    return Err(usage(format!(
+                        "--socket {path}: exists and is not a socket"
+                    )));
+                }
+                if UnixStream::connect(p).is_ok() {
+                    return Err(usage(format!(
+                        "--socket {path}: another server is listening there"
+                    )));
+                }
+                let _ = std::fs::remove_file(p); // a stale socket
+            }
+            let l = UnixListener::bind(p)
+                .map_err(|e| usage(format!("--socket {path}: cannot listen: {e}")))?;
+            l.set_nonblocking(true)
+                .map_err(|e| usage(format!("--socket {path}: {e}")))?;
+            Ok((
+                Listener::Unix(l, path.clone()),
+                format!("nbd+unix:///?socket={path}"),
+            ))
+        }
+        Listen::Tcp(port) => {
+            let l = TcpListener::bind(("127.0.0.1", *port))
+                .map_err(|e| usage(format!("--port {port}: cannot listen on 127.0.0.1: {e}")))?;
+            l.set_nonblocking(true)
+                .map_err(|e| usage(format!("--port {port}: {e}")))?;
+            let actual = l.local_addr().map(|a| a.port()).unwrap_or(*port);
+            Ok((Listener::Tcp(l), format!("nbd://127.0.0.1:{actual}")))
+        }
+    }
+}
+
+impl Listener {
+    fn fd(&self) -> RawFd {
+        match self {
+            Listener::Unix(l, _) => l.as_raw_fd(),
+            Listener::Tcp(l) => l.as_raw_fd(),
+        }
+    }
+    fn accept(&self) -> Option<Stream> {
+        let s = match self {
+            Listener::Unix(l, _) => l.accept().ok().map(|(s, _)| Stream::Unix(s)),
+            Listener::Tcp(l) => l.accept().ok().map(|(s, _)| {
+                let _ = s.set_nodelay(true);
+                Stream::Tcp(s)
+            }),
+        }?;
+        let ok = match &s {
+            Stream::Unix(u) => u.set_nonblocking(true),
+            Stream::Tcp(t) => t.set_nonblocking(true),
+        };
+        ok.ok().map(|_| s)
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Listener::Unix(_, path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Wait until a descriptor is ready or `timeout` passes (None: no limit); a signal
+/// ends the wait early. Returns ppoll's result (0: the time ran out).
+fn wait(fds: &mut [libc::pollfd], timeout: Option<Duration>, mask: *const libc::sigset_t) -> i32 {
+    let ts = timeout.map(|d| libc::timespec {
+        tv_sec: d.as_secs() as libc::time_t,
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    });
+    let tp = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `fds` is a valid slice of pollfd; a null timespec means no limit; `mask`
+    // points to a live sigset_t.
+    unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, tp, mask) }
+}
+
+struct Server {
+    sess: AsyncSession,
+    store: Store,
+    clock: Clock,
+    conns: HashMap<u64, Conn>,
+    next_conn: u64,
+    inflight: HashMap<u64, InFlight>,
+    late: Lateness,
+    tolerance_ns: u64,
+    requests: [u64; 7],
+    errors: u64,
+    connections: u64,
+}
+
+impl Server {
+    /// Take the requests each connection has received; submit them to the model now.
+    fn take_requests(&mut self) {
+        let ids: Vec<u64> = self.conns.keys().copied().collect();
+        for cid in ids {
+            loop {
+                let c = self.conns.get_mut(&cid).expect("a connection");
+                match c.proto.next_request() {
+                    Ok(Some(r)) => self.request(cid, r),
+                    Ok(None) => break,
+                    Err(e) => {
+                        eprintln!("ssdlab serve: connection {cid}: {e}; closing it");
+                        c.dead = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn request(&mut self, cid: u64, r: Request) {
+        if (r.kind as usize) < self.requests.len() {
+            self.requests[r.kind as usize] += 1;
+        }
+        let cap = self.sess.capacity_bytes();
+        let c = self.conns.get_mut(&cid).expect("a connection");
+        let end = r.offset.checked_add(r.len as u64);
+        let in_range = end.is_some_and(|e| e <= cap);
+        let error = match r.kind {
+            nbd::CMD_DISC => return,
+            nbd::CMD_FLUSH => 0,
+            nbd::CMD_READ if r.len > nbd::MAX_REQUEST_BYTES => nbd::EINVAL,
+            nbd::CMD_READ | nbd::CMD_TRIM if !in_range => nbd::EINVAL,
+            nbd::CMD_WRITE | nbd::CMD_WRITE_ZEROES if !in_range => nbd::ENOSPC,
+            nbd::CMD_READ | nbd::CMD_WRITE | nbd::CMD_TRIM | nbd::CMD_WRITE_ZEROES => 0,
+            _ => nbd::ENOTSUP,
+        };
+        if error == 0 && r.len == 0 && r.kind != nbd::CMD_FLUSH {
+            c.proto.reply(r.cookie, 0, &[]); // nothing to do
+            return;
+        }
+        if error != 0 {
+            self.errors += 1;
+            c.proto.reply(r.cookie, error, &[]);
+            return;
+        }
+        // What the data store does now; what the model is asked to do.
+        let stored = match r.kind {
+            nbd::CMD_WRITE => self.store.write(r.offset, &r.data),
+            nbd::CMD_TRIM | nbd::CMD_WRITE_ZEROES => self.store.zero(r.offset, r.len as u64),
+            _ => Ok(()),
+        };
+        if let Err(e) = stored {
+            eprintln!("ssdlab serve: storing request at {}: {e}", r.offset);
+            self.errors += 1;
+            c.proto.reply(r.cookie, nbd::EIO, &[]);
+            return;
+        }
+        let (lo_out, hi_out) = (
+            r.offset / 512 * 512,
+            (r.offset + r.len as u64).div_ceil(512) * 512,
+        );
+        let (lo_in, hi_in) = (
+            r.offset.div_ceil(512) * 512,
+            (r.offset + r.len as u64) / 512 * 512,
+        );
+        let submitted: Option<Result<u64, String>> = match r.kind {
+            nbd::CMD_FLUSH => Some(Ok(self.sess.submit_flush())),
+            nbd::CMD_READ => Some(self.sess.submit(OpKind::Read, lo_out, hi_out - lo_out)),
+            nbd::CMD_WRITE => Some(self.sess.submit(OpKind::Write, lo_out, hi_out - lo_out)),
+            nbd::CMD_WRITE_ZEROES if r.flags & nbd::CMD_FLAG_NO_HOLE != 0 => {
+                Some(self.sess.submit(OpKind::Write, lo_out, hi_out - lo_out))
+            }
+            _ if hi_in > lo_in => Some(self.sess.submit(OpKind::Trim, lo_in, hi_in - lo_in)),
+            _ => None, // a trim of less than a sector: nothing for the drive to do
+        };
+        let id = match submitted {
+            None => {
+                c.proto.reply(r.cookie, 0, &[]);
+                return;
+            }
+            Some(Ok(id)) => id,
+            Some(Err(e)) => {
+                eprintln!("ssdlab serve: {e}");
+                self.errors += 1;
+                c.proto.reply(r.cookie, nbd::EINVAL, &[]);
+                return;
+            }
+        };
+        c.outstanding += 1;
+        self.inflight.insert(
+            id,
+            InFlight {
+                conn: cid,
+                cookie: r.cookie,
+                kind: r.kind,
+                offset: r.offset,
+                len: r.len,
+            },
+        );
+    }
+
+    /// Send the reply of a request whose simulated completion is due.
+    fn complete(&mut self, id: u64, due: Instant, now: Instant) {
+        let late_ns = now.saturating_duration_since(due).as_nanos() as u64;
+        self.late.replies += 1;
+        self.late.sum_ns += late_ns as u128;
+        self.late.worst_ns = self.late.worst_ns.max(late_ns);
+        if late_ns > self.tolerance_ns {
+            self.late.late += 1;
+        }
+        let Some(f) = self.inflight.remove(&id) else {
+            return;
+        };
+        let Some(c) = self.conns.get_mut(&f.conn) else {
+            return; // the client has gone
+        };
+        c.outstanding -= 1;
+        if f.kind != nbd::CMD_READ {
+            c.proto.reply(f.cookie, 0, &[]);
+            return;
+        }
+        c.proto.reply_header(f.cookie);
+        let start = c.proto.out.len();
+        c.proto.out.resize(start + f.len as usize, 0);
+        if let Err(e) = self.store.read(f.offset, &mut c.proto.out[start..]) {
+            eprintln!("ssdlab serve: reading {} bytes at {}: {e}", f.len, f.offset);
+            // Too late for an error reply: the header went out as success. Drop the client.
+            c.dead = true;
+        }
+    }
+
+    fn send(&mut self) {
+        for c in self.conns.values_mut() {
+            while c.sent < c.proto.out.len() && !c.dead {
+                match c.stream.write(&c.proto.out[c.sent..]) {
+                    Ok(0) => c.dead = true,
+                    Ok(n) => c.sent += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(_) => c.dead = true,
+                }
+            }
+            if c.sent == c.proto.out.len() {
+                c.proto.out.clear();
+                c.sent = 0;
+            }
+        }
+        let inflight = &mut self.inflight;
+        self.conns.retain(|cid, c| {
+            let done = c.dead || (c.proto.closed() && c.outstanding == 0 && c.proto.out.is_empty());
+            if done {
+                inflight.retain(|_, f| f.conn != *cid);
+            }
+            !done
+        });
+    }
+
+    fn receive(&mut self, cid: u64, buf: &mut [u8]) {
+        let c = self.conns.get_mut(&cid).expect("a connection");
+        // Bounded per wake-up so one busy client cannot hold the loop.
+        for _ in 0..16 {
+            match c.stream.read(buf) {
+                Ok(0) => {
+                    c.dead = true;
+                    return;
+                }
+                Ok(n) => c.proto.received(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    c.dead = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn summary(&mut self, wall: Duration) -> Value {
+        let wall_s = wall.as_secs_f64();
+        let names = [
+            "read",
+            "write",
+            "disconnect",
+            "flush",
+            "trim",
+            "cache",
+            "write_zeroes",
+        ];
+        let mut counts = serde_json::Map::new();
+        for (n, c) in names.iter().zip(self.requests) {
+            counts.insert((*n).to_string(), json!(c));
+        }
+        let mut s = self.late.json(self.tolerance_ns);
+        s["requests"] = Value::Object(counts);
+        s["error_replies"] = json!(self.errors);
+        s["connections"] = json!(self.connections);
+        s["time_scale"] = json!(self.clock.scale);
+        s["wall_time_s"] = json!(wall_s);
+        s["sim_time_ns"] = json!(self.sess.now_ns());
+        s["replies_per_wall_s"] = json!(if wall_s > 0.0 {
+            self.late.replies as f64 / wall_s
+        } else {
+            0.0
+        });
+        s["stored_bytes_in_memory"] = json!(self.store.memory_bytes());
+        s
+    }
+
+    fn status_line(&mut self, wall: Duration) -> String {
+        let s = self.summary(wall);
+        format!(
+            "ssdlab serve: {} replies timed, {} late ({:.3} % over {:.1} us), worst lateness {:.1} us, \
+             {:.0} replies/s wall, simulated {:.3} s",
+            s["timed_replies"],
+            s["late_replies"],
+            s["late_pct"].as_f64().unwrap_or(0.0),
+            self.tolerance_ns as f64 / 1e3,
+            s["worst_lateness_ns"].as_u64().unwrap_or(0) as f64 / 1e3,
+            s["replies_per_wall_s"].as_f64().unwrap_or(0.0),
+            self.sess.now_ns() as f64 / 1e9
+        )
+    }
+}
+
+/// Run the server until SIGINT or SIGTERM; returns `{"serve": lateness and counts,
+/// "report": the drive's report}`.
+pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Value, ServeError> {
+    if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
+        return Err(ServeError::Usage(format!(
+            "--time-scale {}: must be a number > 0 (10 = ten times slower than the drive)",
+            opts.time_scale
+        )));
+    }
+    let store = match &opts.backing {
+        Some(p) => Store::file(p, sess.capacity_bytes()).map_err(ServeError::Usage)?,
+        None => Store::memory(),
+    };
+    let (listener, uri) = bind(&opts.listen)?;
+    let handlers = signals::Handlers::install();
+    // Wake-ups within a microsecond of the asked time (restored on exit).
+    // SAFETY: prctl with integer arguments on the calling thread.
+    let old_slack = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000u64, 0, 0, 0) };
+    eprintln!(
+        "ssdlab serve: {what} ({} bytes) on {uri}, time scale {}; Ctrl-C or SIGTERM stops, SIGUSR1 prints lateness",
+        sess.capacity_bytes(),
+        opts.time_scale
+    );
+    let wall0 = Instant::now();
+    let sim0 = sess.now_ns();
+    let mut srv = Server {
+        sess,
+        store,
+        clock: Clock {
+            wall0,
+            sim0,
+            scale: opts.time_scale,
+        },
+        conns: HashMap::new(),
+        next_conn: 0,
+        inflight: HashMap::new(),
+        late: Lateness::default(),
+        tolerance_ns: opts.late_tolerance_ns,
+        requests: [0; 7],
+        errors: 0,
+        connections: 0,
+    };
+    let result = run_loop(&mut srv, &listener, &handlers);
+    if old_slack > 0 {
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, old_slack as u64, 0, 0, 0) };
+    }
+    drop(handlers);
+    drop(listener);
+    result?;
+    let wall = wall0.elapsed();
+    eprintln!("{}", srv.status_line(wall));
+    let serve = srv.summary(wall);
+    let report = srv.sess.report(wall.as_secs_f64());
+    Ok(json!({ "serve": serve, "report": report }))
+}
+
+fn run_loop(
+    srv: &mut Server,
+    listener: &Listener,
+    h: &signals::Handlers,
+) -> Result<(), ServeError> {
+    let mut buf = vec![0u8; 256 << 10];
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    let mut order: Vec<u64> = Vec::new();
+    let mut spin = SpinMargin::new();
+    while !h.stop_requested() {
+        if h.take_status_request() {
+            eprintln!("{}", srv.status_line(srv.clock.wall0.elapsed()));
+        }
+        let now = Instant::now();
+        let done = srv
+            .sess
+            .advance(srv.clock.sim_at(now))
+            .map_err(ServeError::Model)?;
+        for c in done {
+            let due = srv.clock.wall_of(c.done_ns);
+            srv.complete(c.id, due, now);
+        }
+        srv.take_requests();
+        srv.send();
+        let timeout = if srv.sess.has_completions() {
+            Some(Duration::ZERO)
+        } else {
+            srv.sess.next_event_ns().map(|t| {
+                let left = srv
+                    .clock
+                    .wall_of(t)
+                    .saturating_duration_since(Instant::now());
+                left.saturating_sub(Duration::from_nanos(spin.margin_ns))
+            })
+        };
+        fds.clear();
+        order.clear();
+        fds.push(libc::pollfd {
+            fd: listener.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        for (id, c) in &srv.conns {
+            let mut events = libc::POLLIN;
+            if !c.proto.out.is_empty() {
+                events |= libc::POLLOUT;
+            }
+            fds.push(libc::pollfd {
+                fd: c.stream.fd(),
+                events,
+                revents: 0,
+            });
+            order.push(*id);
+        }
+        let asked = timeout.filter(|t| !t.is_zero()).map(|t| Instant::now() + t);
+        if wait(&mut fds, timeout, h.wait_mask()) == 0 {
+            if let Some(a) = asked {
+                spin.record(Instant::now().saturating_duration_since(a).as_nanos() as u64);
+            }
+        }
+        if fds[0].revents & libc::POLLIN != 0 {
+            while let Some(s) = listener.accept() {
+                let id = srv.next_conn;
+                srv.next_conn += 1;
+                srv.connections += 1;
+                let proto = Proto::new(srv.sess.capacity_bytes());
+                srv.conns.insert(
+                    id,
+                    Conn {
+                        stream: s,
+                        proto,
+                        sent: 0,
+                        outstanding: 0,
+                        dead: false,
+                    },
+                );
+            }
+        }
+        for (i, id) in order.iter().enumerate() {
+            let r = fds[i + 1].revents;
+            if r & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+                srv.receive(*id, &mut buf);
+            }
+        }
+    }
+    Ok(())
+}

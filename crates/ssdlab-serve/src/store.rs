@@ -1,0 +1,162 @@
+//! The data behind the export: what was written, so that reads return it. Sparse in
+//! memory (4 KiB pages allocated on first write; unwritten bytes read as zero) or a
+//! backing file (extended, sparse, to the device's capacity). Trims and write-zeroes
+//! zero the range (holes punched in a backing file where the file system allows).
+//! Simplified: no durability ordering; a write is stored when it is received.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+
+const PAGE_BYTES: u64 = 4096;
+
+pub enum Store {
+    Memory(HashMap<u64, Box<[u8]>>),
+    File(File),
+}
+
+impl Store {
+    pub fn memory() -> Store {
+        Store::Memory(HashMap::new())
+    }
+
+    /// Open (or create) `path`, extending it to `size_bytes` if shorter.
+    pub fn file(path: &str, size_bytes: u64) -> Result<Store, String> {
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("--backing {path}: cannot open: {e}"))?;
+        let len = f
+            .metadata()
+            .map_err(|e| format!("--backing {path}: {e}"))?
+            .len();
+        if len < size_bytes {
+            f.set_len(size_bytes).map_err(|e| {
+                format!("--backing {path}: cannot extend to {size_bytes} bytes: {e}")
+            })?;
+        }
+        Ok(Store::File(f))
+    }
+
+    /// Bytes of written data held in memory (0 for a backing file).
+    pub fn memory_bytes(&self) -> u64 {
+        match self {
+            Store::Memory(m) => m.len() as u64 * PAGE_BYTES,
+            Store::File(_) => 0,
+        }
+    }
+
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        match self {
+            Store::File(f) => f.read_exact_at(buf, offset),
+            Store::Memory(m) => {
+                let mut done = 0usize;
+                while done < buf.len() {
+                    let at = offset + done as u64;
+                    let (page, within) = (at / PAGE_BYTES, (at % PAGE_BYTES) as usize);
+                    let n = (PAGE_BYTES as usize - within).min(buf.len() - done);
+                    match m.get(&page) {
+                        Some(p) => buf[done..done + n].copy_from_slice(&p[within..within + n]),
+                        None => buf[done..done + n].fill(0),
+                    }
+                    done += n;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn write(&mut self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        match self {
+            Store::File(f) => f.write_all_at(data, offset),
+            Store::Memory(m) => {
+                let mut done = 0usize;
+                while done < data.len() {
+                    let at = offset + done as u64;
+                    let (page, within) = (at / PAGE_BYTES, (at % PAGE_BYTES) as usize);
+                    let n = (PAGE_BYTES as usize - within).min(data.len() - done);
+                    let p = m
+                        .entry(page)
+                        .or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
+                    p[within..within + n].copy_from_slice(&data[done..done + n]);
+                    done += n;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn zero(&mut self, offset: u64, len: u64) -> std::io::Result<()> {
+        match self {
+            Store::File(f) => {
+                let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+                // SAFETY: fallocate on an open descriptor with plain integer arguments.
+                let r = unsafe { libc::fallocate(f.as_raw_fd(), mode, offset as i64, len as i64) };
+                if r == 0 {
+                    return Ok(());
+                }
+                let zeros = vec![0u8; (1 << 20).min(len) as usize];
+                let mut at = offset;
+                while at < offset + len {
+                    let n = (offset + len - at).min(zeros.len() as u64) as usize;
+                    f.write_all_at(&zeros[..n], at)?;
+                    at += n as u64;
+                }
+                Ok(())
+            }
+            Store::Memory(m) => {
+                let end = offset + len;
+                let mut at = offset;
+                while at < end {
+                    let (page, within) = (at / PAGE_BYTES, at % PAGE_BYTES);
+                    let n = (PAGE_BYTES - within).min(end - at);
+                    if n == PAGE_BYTES {
+                        m.remove(&page);
+                    } else if let Some(p) = m.get_mut(&page) {
+                        p[within as usize..(within + n) as usize].fill(0);
+                    }
+                    at += n;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise(mut s: Store) {
+        let mut buf = vec![1u8; 10_000];
+        s.read(5000, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0), "unwritten reads as zero");
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8 + 1).collect();
+        s.write(5000, &data).unwrap();
+        s.read(5000, &mut buf).unwrap();
+        assert_eq!(buf, data);
+        s.zero(6000, 4096 * 2).unwrap();
+        s.read(5000, &mut buf).unwrap();
+        assert_eq!(&buf[..1000], &data[..1000]);
+        assert!(buf[1000..1000 + 8192].iter().all(|&b| b == 0));
+        assert_eq!(&buf[9192..], &data[9192..]);
+    }
+
+    #[test]
+    fn memory_store_keeps_data_across_pages_and_zeroes_ranges() {
+        exercise(Store::memory());
+    }
+
+    #[test]
+    fn file_store_keeps_data_and_zeroes_ranges() {
+        let path = std::env::temp_dir().join(format!("ssdlab-store-{}", std::process::id()));
+        let p = path.to_str().unwrap().to_string();
+        exercise(Store::file(&p, 1 << 20).unwrap());
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20);
+        std::fs::remove_file(&path).unwrap();
+    }
+}

@@ -1,0 +1,134 @@
+"""``ssdlab serve DEVICE``: the simulated drive as an NBD server (docs/serve.md).
+
+The server runs in the Rust extension (``ssdlab._core.serve``) with the GIL released
+until SIGINT or SIGTERM; this module only checks the options, prints where to connect
+and writes ``--stats``. Replies are released when the simulated completion time is
+reached on the wall clock (scaled by ``--time-scale``); what is simplified is in the
+server's module header and docs/serve.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ssdlab import _core, api
+
+
+def serve(
+    device: api.DeviceLike = api.DEFAULT_DEVICE,
+    *,
+    socket: str | None = None,
+    port: int | None = None,
+    state: str = "full",
+    seed: int = 1,
+    set=None,
+    time_scale: float = 1.0,
+    backing: str | None = None,
+    late_tolerance_us: float = 20.0,
+) -> dict:
+    """Serve ``device`` over NBD until SIGINT/SIGTERM; returns ``{"serve", "report"}``.
+
+    ``socket`` (a Unix socket path) or ``port`` (TCP on 127.0.0.1; default 10809).
+    """
+    kind, text, origin = api._device_args(device)
+    if socket is not None and port is not None:
+        raise api.ConfigError("--socket and --port: give one of them, not both")
+    if port is not None and not 0 <= port <= 65535:
+        raise api.ConfigError(f"--port: {port} is not a TCP port (allowed: 0-65535)")
+    if not time_scale > 0:
+        raise api.ConfigError(
+            f"--time-scale: {time_scale} must be a number > 0 (10 = ten times slower)"
+        )
+    if not late_tolerance_us >= 0:
+        raise api.ConfigError(f"--late-us: {late_tolerance_us} must be >= 0")
+    if not isinstance(seed, int) or seed < 0:
+        raise api.ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    out = _core.serve(
+        kind,
+        text,
+        origin,
+        api._overrides(set),
+        api._check_state(state),
+        seed,
+        socket=socket,
+        port=port,
+        time_scale=float(time_scale),
+        backing=backing,
+        late_tolerance_ns=round(late_tolerance_us * 1000),
+    )
+    return json.loads(out)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ssdlab.cli import write_atomically
+
+    try:
+        result = serve(
+            args.device,
+            socket=args.socket,
+            port=args.port,
+            state=args.state,
+            seed=args.seed,
+            set=args.set,
+            time_scale=args.time_scale,
+            backing=args.backing,
+            late_tolerance_us=args.late_us,
+        )
+    except RuntimeError as e:
+        print(f"ssdlab: error: {e}", file=sys.stderr)
+        return 1
+    if args.stats:
+        stats = dict(result["report"])
+        stats["serve"] = result["serve"]
+        write_atomically(args.stats, json.dumps(stats, indent=2) + "\n")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve a simulated drive over NBD, replies timed by the model (docs/serve.md)",
+    )
+    p.add_argument("device", help="preset name or .toml/.json device file")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--socket", metavar="PATH", help="listen on this Unix socket")
+    where.add_argument(
+        "--port", type=int, help="listen on this TCP port of 127.0.0.1 (default 10809)"
+    )
+    p.add_argument(
+        "--state",
+        default="full",
+        choices=api.STATES,
+        help="drive condition before serving (default: full)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a device field, e.g. --set nand.t_read=60us (repeatable)",
+    )
+    p.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="wall time per simulated time (10 = ten times slower than the drive)",
+    )
+    p.add_argument(
+        "--backing", metavar="FILE", help="keep the data in FILE (default: sparse, in memory)"
+    )
+    p.add_argument(
+        "--stats", metavar="FILE", help="on exit, write the drive's report and lateness as JSON"
+    )
+    p.add_argument(
+        "--late-us",
+        type=float,
+        default=20.0,
+        metavar="US",
+        help="a reply sent more than this after its due time is late (default 20)",
+    )
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,307 @@
+"""``ssdlab serve``: the NBD server, driven by a small NBD client written here from
+the protocol description, and by the real fio (``ioengine=nbd``) when it is installed
+(scripts/test.sh installs it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+from ssdlab import cli
+
+IHAVEOPT = 0x49484156454F5054
+OPT_GO = 7
+CMD_READ, CMD_WRITE, CMD_FLUSH, CMD_TRIM, CMD_WRITE_ZEROES = 0, 1, 3, 4, 6
+NO_HOLE = 2
+EINVAL = 22
+
+has_fio = (
+    subprocess.run(["sh", "-c", "command -v fio"], capture_output=True).returncode == 0
+    and "nbd" in subprocess.run(["fio", "--enghelp"], capture_output=True, text=True).stdout
+)
+needs_fio = pytest.mark.skipif(not has_fio, reason="fio with the nbd engine is not installed")
+
+
+class Server:
+    """``ssdlab serve`` in a child process on a Unix socket; stopped with SIGTERM."""
+
+    def __init__(self, tmp_path, *args: str):
+        self.sock = str(tmp_path / "nbd.sock")
+        self.stats = tmp_path / "stats.json"
+        cmd = [sys.executable, "-m", "ssdlab", "serve", *args, "--socket", self.sock]
+        cmd += ["--stats", str(self.stats)]
+        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(self.sock):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"server did not start: {self.proc.stderr.read()}")
+            time.sleep(0.05)
+
+    @property
+    def uri(self) -> str:
+        return f"nbd+unix:///?socket={self.sock}"
+
+    def stop(self) -> tuple[dict, str]:
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0, err
+        return json.loads(self.stats.read_text()), err
+
+
+class Client:
+    """A minimal NBD client: fixed newstyle, NBD_OPT_GO, simple replies."""
+
+    def __init__(self, path: str | tuple[str, int]):
+        self.s = socket.socket(socket.AF_UNIX if isinstance(path, str) else socket.AF_INET)
+        self.s.connect(path)
+        magic, opt_magic, _flags = struct.unpack(">QQH", self._recv(18))
+        assert (magic, opt_magic) == (0x4E42444D41474943, IHAVEOPT)
+        self.s.sendall(struct.pack(">I", 3))  # fixed newstyle, no zeroes
+        data = struct.pack(">IH", 0, 0)
+        self.s.sendall(struct.pack(">QII", IHAVEOPT, OPT_GO, len(data)) + data)
+        self.size = None
+        while True:
+            _, _, kind, n = struct.unpack(">QIII", self._recv(20))
+            body = self._recv(n)
+            if kind == 3 and struct.unpack(">H", body[:2])[0] == 0:
+                self.size = struct.unpack(">Q", body[2:10])[0]
+            elif kind == 1:
+                break
+            else:
+                raise AssertionError(f"option reply {kind:#x}")
+        self.lens: dict[int, int] = {}
+        self.cookie = 0
+
+    def _recv(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            chunk = self.s.recv(n - len(out))
+            assert chunk, "server closed the connection"
+            out += chunk
+        return out
+
+    def send(self, cmd: int, offset: int, length: int, data: bytes = b"", flags: int = 0) -> int:
+        self.cookie += 1
+        self.lens[self.cookie] = length if cmd == CMD_READ else 0
+        hdr = struct.pack(">IHHQQI", 0x25609513, flags, cmd, self.cookie, offset, length)
+        self.s.sendall(hdr + data)
+        return self.cookie
+
+    def reply(self) -> tuple[int, int, bytes]:
+        magic, err, cookie = struct.unpack(">IIQ", self._recv(16))
+        assert magic == 0x67446698
+        n = self.lens.pop(cookie)
+        return cookie, err, (self._recv(n) if err == 0 else b"")
+
+    def call(self, cmd: int, offset: int, length: int, data: bytes = b"") -> tuple[int, bytes]:
+        self.send(cmd, offset, length, data)
+        _, err, body = self.reply()
+        return err, body
+
+
+def test_data_round_trips_and_bad_requests_get_errors(tmp_path):
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        c = Client(srv.sock)
+        assert c.size == cli.api.validate("tiny-test")["capacity_bytes"]
+        data = os.urandom(12288)
+        assert c.call(CMD_WRITE, 8192, len(data), data) == (0, b"")
+        assert c.call(CMD_READ, 8192, len(data)) == (0, data)
+        # Unaligned: stored byte for byte (the model sees whole sectors).
+        assert c.call(CMD_WRITE, 8195, 3, b"xyz")[0] == 0
+        assert c.call(CMD_READ, 8192, 8)[1] == data[:3] + b"xyz" + data[6:8]
+        assert c.call(CMD_TRIM, 8192, 4096)[0] == 0
+        assert c.call(CMD_READ, 8192, 4096)[1] == bytes(4096)
+        assert c.call(CMD_FLUSH, 0, 0)[0] == 0
+        assert c.call(CMD_READ, c.size - 512, 1024)[0] == EINVAL
+        # Several outstanding at once: every one answered, with its own data.
+        blocks = {i: os.urandom(4096) for i in range(8)}
+        for i, b in blocks.items():
+            c.send(CMD_WRITE, (100 + i) * 4096, 4096, b)
+        assert sorted(c.reply()[1] for _ in blocks) == [0] * 8
+        cookies = {c.send(CMD_READ, (100 + i) * 4096, 4096): i for i in blocks}
+        for _ in blocks:
+            cookie, err, body = c.reply()
+            assert err == 0 and body == blocks[cookies[cookie]]
+    finally:
+        stats, err = srv.stop()
+    s = stats["serve"]
+    assert s["requests"]["read"] == 12 and s["requests"]["write"] == 10
+    assert s["error_replies"] == 1
+    assert stats["read"]["total_ios"] == 11  # the refused read never reached the drive
+    assert stats["write"]["total_ios"] == 10
+    assert "late_pct" in s and "worst lateness" in err
+
+
+def test_write_zeroes_is_a_deallocate_unless_no_hole(tmp_path):
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        c = Client(srv.sock)
+        c.call(CMD_WRITE, 0, 16384, os.urandom(16384))
+        for flags, at in [(0, 0), (NO_HOLE, 8192)]:
+            c.send(CMD_WRITE_ZEROES, at, 8192, flags=flags)
+            assert c.reply()[1] == 0
+        assert c.call(CMD_READ, 0, 16384) == (0, bytes(16384))
+    finally:
+        stats, _ = srv.stop()
+    assert stats["serve"]["requests"]["write_zeroes"] == 2
+    assert stats["trim"]["total_ios"] == 1  # without NO_HOLE
+    assert stats["write"]["total_ios"] == 2  # the data, and write zeroes with NO_HOLE
+
+
+def test_replies_wait_for_the_simulated_completion(tmp_path):
+    scale = 200.0
+    srv = Server(tmp_path, "tiny-test", "--state", "full", "--time-scale", str(scale))
+    try:
+        c = Client(srv.sock)
+        walls = []
+        for i in range(20):
+            t = time.perf_counter_ns()
+            assert c.call(CMD_READ, i * 65536, 4096)[0] == 0
+            walls.append(time.perf_counter_ns() - t)
+    finally:
+        stats, _ = srv.stop()
+    sim_ns = stats["read"]["lat_ns"]["mean"]
+    assert sim_ns > 0
+    # Never earlier than the model says; later only by the host's own overhead
+    # (loose: the machine may be shared).
+    mean_wall = sum(walls) / len(walls)
+    assert mean_wall >= sim_ns * scale
+    assert mean_wall < sim_ns * scale * 3
+
+
+def test_sigusr1_prints_lateness_and_stats_has_run_keys(tmp_path):
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    c = Client(srv.sock)
+    c.call(CMD_READ, 0, 4096)
+    srv.proc.send_signal(signal.SIGUSR1)
+    time.sleep(0.5)
+    stats, err = srv.stop()
+    assert err.count("late (") == 2  # one on SIGUSR1, one on exit
+    run_keys = set(cli.api.run("tiny-test", {"number_ios": 10}, state="fresh").to_dict())
+    assert run_keys <= set(stats)
+    assert stats["serve"]["timed_replies"] == 1
+
+
+def test_tcp_port_on_localhost(tmp_path):
+    stats = tmp_path / "stats.json"
+    cmd = [sys.executable, "-m", "ssdlab", "serve", "tiny-test", "--state", "fresh"]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", "--stats", str(stats)], stderr=subprocess.PIPE, text=True
+    )
+    line = proc.stderr.readline()  # "... on nbd://127.0.0.1:PORT, time scale 1; ..."
+    port = int(line.split("nbd://127.0.0.1:")[1].split(",")[0])
+    try:
+        c = Client(("127.0.0.1", port))
+        assert c.call(CMD_WRITE, 0, 4, b"abcd") == (0, b"")
+        assert c.call(CMD_READ, 0, 4) == (0, b"abcd")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert json.loads(stats.read_text())["serve"]["connections"] == 1
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--time-scale", "0"], "--time-scale: 0.0 must be a number > 0"),
+        (["--port", "70000"], "--port: 70000 is not a TCP port"),
+        (["--backing", "/nonexistent/dir/f"], "--backing /nonexistent/dir/f: cannot open"),
+        (["--state", "fresh", "--set", "nand.t_read=fast"], "nand.t_read"),
+    ],
+)
+def test_bad_options_are_refused(tmp_path, capsys, args, needle):
+    where = [] if "--port" in args else ["--socket", str(tmp_path / "s")]
+    assert cli.main(["serve", "tiny-test", *where, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdlab: error: ") and needle in err, err
+
+
+def test_a_path_that_is_not_a_socket_is_refused(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert cli.main(["serve", "tiny-test", "--state", "fresh", "--socket", str(f)]) == 2
+    assert "exists and is not a socket" in capsys.readouterr().err
+
+
+def _fio(jobfile, *extra) -> dict:
+    r = subprocess.run(
+        ["fio", "--output-format=json", *extra, str(jobfile)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(r.stdout[r.stdout.index("{") :])
+
+
+@needs_fio
+def test_fio_randwrite_and_randread_verify_crc32c(tmp_path):
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    job = tmp_path / "verify.fio"
+    job.write_text(
+        f"[global]\nioengine=nbd\nuri={srv.uri}\nbs=4k\nsize=8m\niodepth=4\n"
+        "verify=crc32c\nverify_fatal=1\nverify_state_save=0\n"
+        "[write-then-verify]\nrw=randwrite\n"
+        "[read-verify]\nstonewall\nrw=randread\n"
+    )
+    try:
+        out = _fio(job)
+    finally:
+        stats, _ = srv.stop()
+    w, r = out["jobs"]
+    assert w["error"] == 0 and r["error"] == 0
+    assert w["write"]["total_ios"] == 2048
+    assert w["read"]["total_ios"] == 2048  # the verify pass
+    assert r["read"]["total_ios"] == 2048
+    assert stats["write"]["total_ios"] == 2048
+    assert stats["read"]["total_ios"] == 4096
+
+
+@needs_fio
+@pytest.mark.parametrize("iodepth", [1, 4])
+def test_fio_matches_ssdlab_fio_on_the_same_job(tmp_path, iodepth):
+    # Slowed 100 times, so that the host's own time per request (the socket, libnbd,
+    # fio, scheduling on a shared machine: ~10-200 us of wall time) is a few percent of
+    # a 70 us read; a reply counts as late past 2 simulated us.
+    scale = 100
+    body = (
+        f"[global]\nrw=randread\nbs=4k\nsize=1g\nnumber_ios=600\n[qd{iodepth}]\niodepth={iodepth}\n"
+    )
+    sim_job = tmp_path / "sim.fio"
+    sim_job.write_text(body)
+    sim = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "fio", str(sim_job), "--output-format=json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    want = json.loads(sim.stdout)["jobs"][0]["read"]
+    srv = Server(tmp_path, "client-tlc-dram", "--time-scale", str(scale), "--late-us", "200")
+    real_job = tmp_path / "real.fio"
+    real_job.write_text(f"[global]\nioengine=nbd\nuri={srv.uri}\n" + body)
+    try:
+        got = _fio(real_job)["jobs"][0]["read"]
+    finally:
+        stats, _ = srv.stop()
+    assert got["total_ios"] == want["total_ios"] == 600
+    iops, lat = got["iops"] * scale, got["lat_ns"]["mean"] / scale
+    late = stats["serve"]["late_pct"]
+    print(
+        f"QD{iodepth}: fio {iops:.0f} IOPS, mean {lat:.0f} ns; ssdlab fio {want['iops']:.0f} "
+        f"IOPS, mean {want['lat_ns']['mean']:.0f} ns; late_pct {late:.2f}"
+    )
+    # Replies are never early: fio cannot see a faster drive than the model, late or not.
+    assert lat > 0.9 * want["lat_ns"]["mean"] and iops < 1.1 * want["iops"]
+    if late >= 1.0:
+        pytest.skip(f"the machine did not hold the time: late_pct {late:.2f} % (needs < 1 %)")
+    assert abs(iops / want["iops"] - 1) < 0.10, (iops, want["iops"])
+    assert abs(lat / want["lat_ns"]["mean"] - 1) < 0.10, (lat, want["lat_ns"]["mean"])
