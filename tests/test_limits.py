@@ -22,25 +22,28 @@ def test_a_run_above_max_memory_is_refused_before_allocating():
     ssdlab.run("tiny-test", {"number_ios": 10}, max_memory=1 << 30)
 
 
-# Peak memory of the child process itself: /proc/self/status VmHWM (per address space,
-# reset at exec). ru_maxrss is not used: on Linux a forked child keeps its parent's high
-# water mark across exec, so a child of a large pytest process reports pytest's size.
-PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
+def _main_in_child(argv):
+    """(exit status, peak resident memory in KiB, stderr) of ``ssdlab ARGV`` in a new
+    process (VmHWM: ru_maxrss would carry over the forking pytest process's peak)."""
+    code = (
+        "from ssdlab.cli import main\n"
+        f"rc = main({argv!r})\n"
+        "hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]\n"
+        "print(rc, hwm)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    rc, kib = r.stdout.split()[-2:]
+    return int(rc), int(kib), r.stderr
 
 
 def test_cli_max_memory():
-    argv = ["run", "--device", "client-tlc-dram", "-q", "--state", "fresh",
-            "--set", "nand.blocks_per_plane=12000", "--set", "map.cache=64MiB",
-            "--number_ios", "10", "--max-memory", "4G"]  # fmt: skip
-    code = (
-        "import sys\nfrom ssdlab.cli import main\n"
-        f"rc = main({argv!r})\n"
-        f"print(rc, {PEAK})\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    rc, peak_kib = r.stdout.split()[-2:]
-    assert rc == "2" and "max_memory" in r.stderr and "4096MiB" in r.stderr, r.stderr
-    assert int(peak_kib) < 500_000
+    rc, kib, err = _main_in_child(
+        ["run", "--device", "client-tlc-dram", "-q", "--state", "fresh", "--set",
+         "nand.blocks_per_plane=12000", "--set", "map.cache=64MiB", "--number_ios", "10",
+         "--max-memory", "4G"]
+    )  # fmt: skip
+    assert rc == 2 and "max_memory" in err and "4096MiB" in err
+    assert kib < 300_000  # refused before the 8.5 GiB of maps were allocated
 
 
 @pytest.mark.parametrize(
@@ -56,16 +59,10 @@ def test_memory_does_not_grow_with_simulated_time(tmp_path, argv):
     (tmp_path / "think.fio").write_text(
         "[j]\nrw=randread\nbs=4k\nthinktime=1000000000000\nnumber_ios=20\n"
     )
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    code = (
-        "import sys\nfrom ssdlab.cli import main\n"
-        f"rc = main({argv!r} + ['--device', 'tiny-test'])\n"
-        f"print(rc, {PEAK})\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    rc, rss_kib = r.stdout.split()[-2:]
-    assert rc == "0", r.stderr
-    assert int(rss_kib) < 300_000
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv] + ["--device", "tiny-test"]
+    rc, kib, err = _main_in_child(argv)
+    assert rc == 0, err
+    assert kib < 300_000
 
 
 @pytest.mark.parametrize(

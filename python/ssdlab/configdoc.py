@@ -180,6 +180,10 @@ def _range(path: str, sources: str) -> str:
     found = []
     if re.search(rf'pos\([^;]*"{re.escape(path)}"\)', sources):
         found.append("> 0")
+    # upper bounds checked by `range(value, "path", max, "what")` in validate()
+    bound = rf'range\([^;]*?"{re.escape(path)}",\s*[^,]+,\s*"([^"]*)",?\s*\)'
+    for what in re.findall(bound, sources):
+        found.append(f"1 to {what}")
     for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', sources):
         if not lit.startswith(path + ":"):
             continue

@@ -76,7 +76,7 @@ fn workload_times_beyond_a_century_are_refused() {
 #[test]
 fn a_queue_of_one_entry_is_the_inputs_fault() {
     let e = preset_err("tiny-test", &["host.queue_entries=1"]);
-    assert!(e.contains("host.queue_entries: 1 is too small"), "{e}");
+    assert!(e.contains("host.queue_entries: 1 is out of range"), "{e}");
 }
 
 #[test]

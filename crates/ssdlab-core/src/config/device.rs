@@ -464,13 +464,12 @@ impl DeviceConfig {
             1 << 20,
             "1048576 bytes, 1MiB",
         );
-        range(h.queue_entries as u64, "host.queue_entries", 65536, "65536");
         range(c.cores as u64, "controller.cores", 1024, "1024");
-        if h.queue_entries == 1 {
-            errs.push(
-                "host.queue_entries: 1 is too small (allowed: 2 to 65536; an NVMe queue of N entries holds N-1 commands)"
-                    .into(),
-            );
+        if h.queue_entries == 1 || h.queue_entries > 65536 {
+            errs.push(format!(
+                "host.queue_entries: {} is out of range (allowed: 2 to 65536; an NVMe queue of N entries holds N-1 commands)",
+                h.queue_entries
+            ));
         }
         if errs.len() == geometry_errs {
             let raw = [

@@ -246,7 +246,10 @@ impl AsyncSession {
         st.start_ns = self.origin_ns;
         st.end_ns = now;
         self.ssd.jobs[0].name = "serve".into();
-        self.ssd.report(wall_time_s).json
+        let mut json = self.ssd.report(wall_time_s).json;
+        // As `ssdlab run` reports them: values far outside what the cell or link can be.
+        json["warnings"] = self.ssd.cfg.warnings().into();
+        json
     }
 }
 
