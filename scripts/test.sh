@@ -3,6 +3,7 @@
 # integration tests) and Python (ruff, pytest on the installed package).
 # This is the README's test command; CI (.ci/run) runs exactly this.
 set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
