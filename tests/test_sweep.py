@@ -211,6 +211,32 @@ def test_chunks_hold_one_prepared_drive_each():
     assert len(make_chunks(one, workers=4)) == len(one)
 
 
+def test_devices_that_prepare_alike_share_one_prepared_drive(tmp_path):
+    """HMB sizes (seed 000's Max/Half/Min) do not change preparation: one group, and
+    the runs that reuse its drive equal runs that prepare their own."""
+    from ssdlab.sweep.engine import resolve_points
+
+    def points(**extra):
+        return [
+            {
+                "device": "hmb-ssd",
+                "state": "full",
+                "set": {"hmb.host_policy": policy, **extra},
+                "workload": {"rw": "randread", "number_ios": 20000, "size": "24GiB"},
+            }
+            for policy in ("max", "half", "min")
+        ]
+
+    assert len({j["prep_key"] for j in resolve_points(points())}) == 1
+    spare = resolve_points(points() + points(**{"ftl.over_provisioning": 0.2}))
+    assert len({j["prep_key"] for j in spare}) == 2
+    shared = ssdlab.sweep_points(points(), tmp_path / "a", reuse_prep=True)
+    own = ssdlab.sweep_points(points(), tmp_path / "b", reuse_prep=False, workers=1)
+    assert metrics(shared).equals(metrics(own))
+    # The HMB size does change the runs: a 24 MiB map fits in Max and Half, not in Min.
+    assert shared["read_lat_mean_ns"].nunique() == 2
+
+
 def test_progress_line():
     import io
 

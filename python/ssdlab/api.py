@@ -292,6 +292,13 @@ def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None =
     return json.loads(_core_call(_core.validate, kind, text, origin, _overrides(set)))
 
 
+def _prep_key(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> str:
+    """What preparing the device reads of its config (runs with equal keys, states,
+    seeds and LBA areas share one prepared drive under ``reuse_prep``)."""
+    kind, text, origin = _device_args(device)
+    return _core_call(_core.prep_key, kind, text, origin, _overrides(set))
+
+
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
     wl_json, wl_args = _workload_core_args(workload)

@@ -38,7 +38,9 @@ class Report:
             raise ValueError(
                 f"not JSON ({e.msg} at line {e.lineno}): not an ssdlab report"
             ) from None
-        if not isinstance(data, dict) or not {"ssdlab_version", "device", "config"} <= set(data):
+        single = {"ssdlab_version", "device", "config"}
+        system = {"ssdlab_version", "system", "drives"}  # a system file's run
+        if not isinstance(data, dict) or not (single <= set(data) or system <= set(data)):
             what = "a JSON " + type(data).__name__
             if isinstance(data, dict) and "fio version" in data:
                 what = "fio's JSON output (read it with ssdlab.fio.to_pandas)"
@@ -47,6 +49,11 @@ class Report:
                 "config (write one with `ssdlab run --json FILE` or Report.to_json())"
             )
         return cls(data)
+
+    @property
+    def is_system(self) -> bool:
+        """A system run (hosts, targets, many drives: ``self["drives"]``)."""
+        return "drives" in self._data and "system" in self._data
 
     # -- dict-like access -------------------------------------------------
     def __getitem__(self, key: str) -> Any:
@@ -168,9 +175,58 @@ class Report:
         }
         return pd.DataFrame([{**r, **counters} for r in self.rows()])
 
+    def _direction_lines(self, d: dict[str, Any], indent: str = "") -> list[str]:
+        lines = []
+        for direction in DIRECTIONS:
+            s = d.get(direction)
+            if not s or not s.get("total_ios"):
+                continue
+            lat = s["lat_ns"]
+            pct = lat.get("percentile", {})
+            pcts = "  ".join(
+                f"p{float(k):g}={pct[k] / 1e3:.1f}us" for k in SUMMARY_PERCENTILES if k in pct
+            )
+            lines.append(
+                f"{indent}{direction:>5}: IOPS={s['iops']:,.0f}  BW={s['bw_bytes'] / 1e6:,.1f} MB/s"
+                f"  lat mean={lat['mean'] / 1e3:.1f}us  {pcts}"
+            )
+        return lines
+
+    def _system_summary(self) -> str:
+        """A system run: totals, then each host and target."""
+        d = self._data
+        drives = d.get("drives", [])
+        fabric = (d.get("fabric") or {}).get("name")
+        lines = [
+            f"system {d.get('system') or '?'}: {len(drives)} drive(s), "
+            f"{len(d.get('hosts', []))} host(s), {len(d.get('targets', []))} target(s)"
+            f"  fabric {fabric or 'none (local drives)'}  seed {d.get('seed')}"
+        ]
+        lines.extend(self._direction_lines(d))
+        for h in d.get("hosts", []):
+            if not any((h.get(x) or {}).get("total_ios") for x in DIRECTIONS):
+                continue
+            cpu = (h.get("fabric") or {}).get("cpu_utilization", 0)
+            lines.append(f"  host {h['name']} ({len(h['drives'])} drives, CPU {cpu:.0%}):")
+            lines.extend(self._direction_lines(h, "    "))
+        for t in d.get("targets", []):
+            lines.append(
+                f"  target {t['name']}: {t['commands']:,} commands, CPU {t['cpu_utilization']:.0%}"
+            )
+        sim = d.get("sim_time_ns", 0)
+        lines.append(
+            f"  simulated {sim / 1e6:,.3f} ms in {d.get('wall_time_s', 0):.2f} s wall"
+            f" ({d.get('events', 0):,} events)"
+        )
+        if d.get("stalled"):
+            lines.append(f"  STALLED: {d['stalled']}")
+        return "\n".join(lines)
+
     def summary(self) -> str:
         """A short human-readable summary: IOPS, MB/s, latency percentiles, WAF."""
         d = self._data
+        if self.is_system:
+            return self._system_summary()
         dev = d.get("device", {})
         cfg = d.get("config", {})
         lines = [

@@ -8,18 +8,22 @@
 
 pub mod config;
 pub mod controller;
+pub mod fabric;
 pub mod ftl;
 pub mod host;
 pub mod nand;
 pub mod sim;
 pub mod ssd;
 pub mod stats;
+pub mod system;
 pub mod trace;
 pub mod workload;
 
 pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};
 pub use ftl::prep::DriveState;
-pub use ssd::{clear_prepared, AsyncSession, Completion, Report, RunOptions, Session, Ssd};
+pub use ssd::{
+    clear_prepared, prep_key, AsyncSession, Completion, Report, RunOptions, Session, Ssd,
+};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -81,6 +85,20 @@ pub fn run_from_specs(
     max_memory: u64,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
+    if let DeviceSpec::Toml { origin, text } = device {
+        if system::config_is_system(text) {
+            return run_system_from_specs(
+                origin,
+                text,
+                device_overrides,
+                workload_json,
+                workload_overrides,
+                state,
+                seed,
+                progress,
+            );
+        }
+    }
     let dev = config::load_device(device, device_overrides)?;
     let jobs = config::load_jobs(workload_json, workload_overrides, dev.capacity_bytes())?;
     let estimate = dev.memory_estimate_bytes(verify, reuse_prep);
@@ -108,4 +126,43 @@ pub fn run_from_specs(
     );
     report.json["warnings"] = warnings.into();
     Ok(report)
+}
+
+/// `run_from_specs` for a system file (`[[drive]]` tables): every drive runs the
+/// workload; device overrides apply to every drive.
+#[allow(clippy::too_many_arguments)]
+fn run_system_from_specs(
+    origin: &str,
+    text: &str,
+    device_overrides: &[String],
+    workload_json: &str,
+    workload_overrides: &[String],
+    state: &str,
+    seed: u64,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<Report, ConfigError> {
+    let dir = std::path::Path::new(origin)
+        .parent()
+        .map(|p| p.to_path_buf());
+    let mut sys = system::SystemConfig::load(text, origin, dir)?;
+    for d in &mut sys.drive {
+        d.set.extend(device_overrides.iter().cloned());
+    }
+    let capacity = sys
+        .drives()?
+        .iter()
+        .map(|d| d.device.capacity_bytes())
+        .min()
+        .unwrap_or(0);
+    let jobs = config::load_jobs(workload_json, workload_overrides, capacity)?;
+    let state = DriveState::parse(state).map_err(|m| ConfigError {
+        source: String::new(),
+        message: m,
+    })?;
+    let opts = RunOptions {
+        state,
+        seed,
+        verify: false,
+    };
+    system::run_system(sys, jobs, opts, progress)
 }

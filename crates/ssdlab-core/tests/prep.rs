@@ -259,3 +259,85 @@ fn aged_dies_start_staggered() {
         );
     }
 }
+
+/// Everything preparation leaves in an FTL, as text (block lists, per-die state, the maps).
+fn fingerprint(f: &Ftl) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    f.l2p.iter().for_each(|x| x.hash(&mut h));
+    f.p2l.iter().for_each(|x| x.hash(&mut h));
+    f.programmed.hash(&mut h);
+    format!(
+        "{:x} {:?} {:?} {} {} {} {} {} {}",
+        h.finish(),
+        f.blocks,
+        f.dies,
+        f.user_units,
+        f.host_units,
+        f.gc_threshold,
+        f.gc_target,
+        f.map_budget_blocks,
+        f.write_clock,
+    )
+}
+
+fn prepared(dev: &DeviceConfig, state: DriveState) -> String {
+    let mut ftl = Ftl::new(dev, false);
+    prepare(&mut ftl, dev, state, 5);
+    fingerprint(&ftl)
+}
+
+/// Devices with the same `prep_key` prepare to the same FTL, so a sweep may hand one
+/// prepared drive to all of them; a change that preparation reads changes the key.
+#[test]
+fn devices_with_one_prep_key_prepare_alike() {
+    let hmb = |extra: &[&str]| {
+        let mut o: Vec<String> = [
+            "map.tier=hmb",
+            "map.segment=4KiB",
+            "hmb.hmpre=16KiB",
+            "hmb.hmmin=4KiB",
+            "map.sram_cache=4KiB",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        o.extend(extra.iter().map(|s| s.to_string()));
+        load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap()
+    };
+    let base = hmb(&[]);
+    let key = ssdlab_core::prep_key(&base);
+    // What a study varies around one prepared drive: HMB size, queues, controller, scheduling.
+    let alike = [
+        hmb(&["hmb.host_policy=half"]),
+        hmb(&["hmb.host_policy=min"]),
+        hmb(&["host.io_queues=4"]),
+        hmb(&["controller.cores=1"]),
+        hmb(&["scheduler.program_suspend=true"]),
+    ];
+    for state in [
+        DriveState::Normal,
+        DriveState::Sustain,
+        DriveState::Full,
+        DriveState::Aging,
+    ] {
+        let want = prepared(&base, state);
+        for dev in &alike {
+            assert_eq!(ssdlab_core::prep_key(dev), key);
+            assert_eq!(prepared(dev, state), want, "{state:?}");
+        }
+    }
+    // What preparation reads: spare area, and whether the map is all resident (a
+    // resident map needs no translation blocks).
+    for other in [
+        hmb(&["ftl.over_provisioning=0.35"]),
+        hmb(&["map.tier=dram"]),
+        hmb(&["map.translation_spare=0.5"]),
+    ] {
+        assert_ne!(ssdlab_core::prep_key(&other), key);
+    }
+    assert_ne!(
+        prepared(&hmb(&["ftl.over_provisioning=0.35"]), DriveState::Aging),
+        prepared(&base, DriveState::Aging)
+    );
+}

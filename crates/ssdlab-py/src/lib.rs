@@ -142,6 +142,20 @@ fn clear_prepared() {
     ssdlab_core::clear_prepared();
 }
 
+/// What preparing the device reads of its config (`ssdlab_core::prep_key`): devices
+/// with the same key share a prepared drive in a sweep.
+#[pyfunction]
+fn prep_key(
+    device_kind: &str,
+    device_text: String,
+    device_origin: String,
+    device_overrides: Vec<String>,
+) -> PyResult<String> {
+    let spec = spec(device_kind, device_text, device_origin)?;
+    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+    Ok(ssdlab_core::prep_key(&dev))
+}
+
 /// Resolve and validate a device; returns the resolved config as JSON text.
 #[pyfunction]
 #[pyo3(signature = (device_kind, device_text, device_origin, device_overrides))]
@@ -399,6 +413,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(clear_prepared, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(prep_key, m)?)?;
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;

@@ -7,7 +7,8 @@ with ``ssdlab run``'s error, naming the point). A point's key, ``run_id``, is a 
 the resolved device, resolved workload, state, seed and ssdlab version: a point whose
 file exists in ``out`` is not run again (a failed one only with ``retry_failed``).
 
-Points sharing a prepared drive (same resolved device, state, seed and LBA area) are
+Points sharing a prepared drive (same state, seed and LBA area, and devices that
+prepare alike: the core's ``prep_key``, e.g. devices differing only in HMB size) are
 grouped and cut into chunks, submitted group by group, so each worker prepares a drive
 once and clones it for the group's other points. Any ``concurrent.futures.Executor``
 runs the chunks (a thread pool by default; a Dask client's ``get_executor()``; a
@@ -175,8 +176,8 @@ def _resolve(point: Mapping[str, Any], devices: dict[str, dict]) -> dict[str, An
     if isinstance(device, Mapping):
         dev_key = json.dumps([device, api._overrides(overrides)], sort_keys=True, default=str)
     if dev_key not in devices:
-        devices[dev_key] = api.validate(device, set=overrides)
-    config = devices[dev_key]
+        devices[dev_key] = (api.validate(device, set=overrides), api._prep_key(device, overrides))
+    config, device_prep = devices[dev_key]
     workload = point.get("workload")
     if isinstance(workload, str):
         from ssdlab.workloads import named_workload
@@ -193,7 +194,7 @@ def _resolve(point: Mapping[str, Any], devices: dict[str, dict]) -> dict[str, An
     run_id = hashlib.sha256(ident.encode()).hexdigest()[:20]
     area = [resolved_wl.get("offset"), resolved_wl.get("size")]
     prep_key = hashlib.sha256(
-        json.dumps([config, state, seed, area], sort_keys=True).encode()
+        json.dumps([device_prep, state, seed, area], sort_keys=True).encode()
     ).hexdigest()[:20]
     params: dict[str, Any] = {
         "device": device if isinstance(device, str) else config.get("name"),

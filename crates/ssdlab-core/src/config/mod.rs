@@ -43,7 +43,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-fn err(source: &str, message: impl Into<String>) -> ConfigError {
+pub(crate) fn err(source: &str, message: impl Into<String>) -> ConfigError {
     ConfigError {
         source: source.to_string(),
         message: message.into(),
@@ -190,7 +190,7 @@ pub fn apply_overrides(tree: &mut toml::Value, overrides: &[String]) -> Result<(
     Ok(())
 }
 
-fn deserialize_tree<T: serde::de::DeserializeOwned>(
+pub(crate) fn deserialize_tree<T: serde::de::DeserializeOwned>(
     tree: toml::Value,
     origin: &str,
 ) -> Result<T, ConfigError> {

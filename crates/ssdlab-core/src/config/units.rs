@@ -152,7 +152,10 @@ pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
         "KiB" => 1024.0,
         "MiB" => 1024f64.powi(2),
         "GiB" => 1024f64.powi(3),
-        _ => return Err(format!("'{s}' has an unknown bandwidth unit '{unit}/s' (allowed: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s)")),
+        // Network line rates are in bits per second.
+        "Mb" => 1e6 / 8.0,
+        "Gb" => 1e9 / 8.0,
+        _ => return Err(format!("'{s}' has an unknown bandwidth unit '{unit}/s' (allowed: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, and bits: Mb/s, Gb/s)")),
     };
     Ok(n * mult)
 }

@@ -35,7 +35,7 @@
 //!
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
-use super::{prefetch, BlockState, Ftl, NO_BLOCK};
+use super::{BlockState, Ftl, MapArray, NO_BLOCK};
 use crate::config::{DeviceConfig, GcPacing};
 use crate::sim::Rng;
 use serde::{Deserialize, Serialize};
@@ -133,11 +133,9 @@ pub fn fill_sequential(ftl: &mut Ftl) {
         let base = geo.block_base(block) + ((s % pages) * ups) as u32;
         let first = k * ups;
         let count = ups.min(n - first) as u32;
-        for i in 0..count {
-            let lpn = (first + i as u64) as u32;
-            ftl.l2p[lpn as usize] = base + i;
-            ftl.p2l[(base + i) as usize] = lpn;
-        }
+        ftl.l2p.set_ascending(first as usize, count as usize, base);
+        ftl.p2l
+            .set_ascending(base as usize, count as usize, first as u32);
         let b = &mut ftl.blocks[block as usize];
         b.valid += count;
         b.state = BlockState::Open;
@@ -615,8 +613,8 @@ impl Default for StoreRing {
 
 impl StoreRing {
     #[inline]
-    fn push(&mut self, array: &mut [u32], index: u32, value: u32) {
-        prefetch(array, index as usize);
+    fn push(&mut self, array: &mut MapArray, index: u32, value: u32) {
+        array.prefetch(index as usize);
         if self.len == RING {
             let (i, v) = self.pending[self.head];
             array[i as usize] = v;
@@ -628,7 +626,7 @@ impl StoreRing {
         }
     }
 
-    fn drain(&mut self, array: &mut [u32]) {
+    fn drain(&mut self, array: &mut MapArray) {
         for k in 0..self.len {
             let (i, v) = self.pending[(self.head + k) % RING];
             array[i as usize] = v;

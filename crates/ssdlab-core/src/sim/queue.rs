@@ -31,6 +31,8 @@ pub enum Event {
     HostIdle { gen: u32 },
     /// Reporting group `group`'s ramp time is over: the measured window opens.
     RampEnd { group: u32 },
+    /// A remote command reached the drive's target, which now submits it to the drive.
+    TargetSubmit { cmd: u32 },
 }
 
 #[derive(Clone, Copy)]
@@ -102,6 +104,12 @@ impl EventQueue {
     }
 
     /// Time of the earliest pending event.
+    /// When the next event is due (`Ns::MAX` when there is none).
+    #[inline]
+    pub fn next_ns(&self) -> Ns {
+        self.heap.peek().map_or(Ns::MAX, |e| (e.key >> 64) as Ns)
+    }
+
     pub fn peek_time(&self) -> Option<Ns> {
         self.heap.peek().map(|e| (e.key >> 64) as Ns)
     }

@@ -18,6 +18,7 @@ mod report;
 mod sched;
 mod session;
 mod session_async;
+mod system_hooks;
 #[cfg(test)]
 mod tests;
 
@@ -32,7 +33,8 @@ use crate::stats::JobStats;
 use crate::trace::replay::{ReplayMode, TraceSource};
 use crate::workload::{Io, JobGen, OpKind};
 
-pub use prep_cache::clear as clear_prepared;
+pub use prep_cache::{clear as clear_prepared, prep_key};
+pub(crate) use report::dirs_json;
 pub use report::Report;
 pub use session::Session;
 pub use session_async::{AsyncSession, Completion};
@@ -164,6 +166,8 @@ pub struct Ssd {
     host_busy_since: Ns,
     /// FTL counters over the measured window (after ramp_time).
     window: report::Window,
+    /// The fabric path to the host, when the drive sits behind an NVMe-oF target.
+    remote: Option<system_hooks::Remote>,
 }
 
 /// Flash-level counters.
@@ -310,6 +314,7 @@ impl Ssd {
             host_busy_ns: 0,
             host_busy_since: 0,
             window: report::Window::default(),
+            remote: None,
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -412,6 +417,7 @@ impl Ssd {
                 self.fill_job(job);
                 return Some(job);
             }
+            Event::TargetSubmit { cmd } => self.queue_command(cmd),
         }
         None
     }
@@ -600,12 +606,24 @@ impl Ssd {
             placed: 0,
             origin: Origin::Host,
         });
+        if let Some(r) = &self.remote {
+            // Through the fabric first: the target submits it when it arrives.
+            let at = r.forward(now, io.kind, io.len);
+            self.q.schedule(at, Event::TargetSubmit { cmd });
+            return cmd;
+        }
+        self.queue_command(cmd);
+        cmd
+    }
+
+    /// Write the command into its submission queue, or hold it while the queue is full.
+    fn queue_command(&mut self, cmd: u32) {
+        let sq = self.cmds.get(cmd).sq;
         if self.nvme.has_room(sq) {
             self.enqueue_sq(cmd, sq);
         } else {
             self.nvme.sqs[sq as usize].overflow.push_back(cmd);
         }
-        cmd
     }
 
     /// Write the command into its submission queue and ring the doorbell.
@@ -714,9 +732,13 @@ impl Ssd {
             }
             return;
         }
-        let at_host = self
+        let mut at_host = self
             .pcie
             .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);
+        if let Some(r) = &self.remote {
+            // The completion reached the target; back through the fabric to the host.
+            at_host = r.backward(at_host, c.kind, c.len);
+        }
         self.q.schedule(at_host, Event::HostComplete { cmd });
     }
 }

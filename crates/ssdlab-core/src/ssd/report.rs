@@ -122,7 +122,7 @@ fn frac(num: u64, den: u64) -> f64 {
 
 /// fio's per-direction blocks of one job (or group): iops, bandwidth, slat, clat
 /// (percentiles and json+ bins), lat, latency buckets, I/O depths.
-fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
+pub(crate) fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
     let mut o = json!({});
     for (d, name) in DIRS.iter().enumerate() {
         let mut v = st.dirs[d].to_json(runtime_ns);

@@ -1,0 +1,205 @@
+//! NVMe over Fabrics: the path of a command between an initiator host and a target
+//! that holds the drive.
+//!
+//! Per command (forward): the initiator's driver cost on one of the host's cores; the
+//! command capsule (a 64 B SQE, plus the write data when it fits `in_capsule_data`)
+//! through the host NIC, serialised at the host port's line rate, through the switch
+//! (`switch_latency`) and serialised again at the target port; the target's CPU cost
+//! per command on one of its cores; for a larger write, the target fetching the data
+//! (RDMA READ, or an R2T and H2C data PDUs for TCP: one header-only message back, the
+//! data forward); then the target submits the command to its drive (the drive's own
+//! PCIe and NVMe model). Backward: the target's completion cost on a core; for a read,
+//! the data to the host (RDMA WRITE, or C2H data PDUs); the completion capsule (16 B
+//! CQE); the initiator's completion cost on a host core.
+//! A message of `n` payload bytes is `n + ceil(n / mtu) * packet_overhead` bytes on the
+//! wire (at least one packet); each NIC traversal adds `nic_latency`.
+//!
+//! Simplifies: a command reserves every resource on its way when it enters the path
+//! (each resource is a FIFO in the order commands reach the path, not the order they
+//! reach the resource); packets of a message are pipelined through the switch (the
+//! receiving port cannot finish before the sending one has, plus one packet); no
+//! congestion control, loss or retransmission; a drive's traffic always uses the same
+//! port pair (static multipath: drives take the ports of their host and target in
+//! turn); cores are interchangeable
+//! (no queue-to-core affinity).
+
+mod config;
+
+pub use config::{FabricConfig, Transport};
+
+use crate::host::{CQE_BYTES, SQE_BYTES};
+use crate::sim::{fs_per_byte, xfer_ns, Ns};
+use crate::workload::OpKind;
+
+/// One node's network ports and CPU cores, as FIFO resources.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    fs_per_byte: u64,
+    /// Per port: when its transmit and receive sides are next free.
+    tx_free: Vec<Ns>,
+    rx_free: Vec<Ns>,
+    cores_free: Vec<Ns>,
+    pub stats: NodeStats,
+}
+
+/// What a node's ports and cores did (for the report).
+#[derive(Clone, Debug, Default)]
+pub struct NodeStats {
+    pub tx_wire_bytes: u64,
+    pub rx_wire_bytes: u64,
+    pub tx_busy_ns: u64,
+    pub rx_busy_ns: u64,
+    pub cpu_busy_ns: u64,
+    pub commands: u64,
+}
+
+impl Node {
+    pub fn new(name: &str, ports: u32, port_bytes_per_s: f64, cores: u32) -> Self {
+        Node {
+            name: name.to_string(),
+            fs_per_byte: fs_per_byte(port_bytes_per_s),
+            tx_free: vec![0; ports.max(1) as usize],
+            rx_free: vec![0; ports.max(1) as usize],
+            cores_free: vec![0; cores.max(1) as usize],
+            stats: NodeStats::default(),
+        }
+    }
+
+    pub fn ports(&self) -> usize {
+        self.tx_free.len()
+    }
+
+    pub fn cores(&self) -> usize {
+        self.cores_free.len()
+    }
+
+    /// Run `cost` on the first core free at or after `at`; returns when it is done.
+    fn on_core(&mut self, at: Ns, cost: Ns) -> Ns {
+        let (i, free) = self
+            .cores_free
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &f)| f.max(at))
+            .map(|(i, &f)| (i, f))
+            .expect("a node has a core");
+        let done = free.max(at) + cost;
+        self.cores_free[i] = done;
+        self.stats.cpu_busy_ns += cost;
+        done
+    }
+
+    /// Serialising `wire` bytes takes this long at the port's line rate.
+    fn wire_ns(&self, wire: u64) -> Ns {
+        xfer_ns(wire, self.fs_per_byte)
+    }
+}
+
+/// Which host, target and ports a drive's commands use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path {
+    pub host: u32,
+    pub target: u32,
+    pub host_port: u32,
+    pub target_port: u32,
+}
+
+/// The fabric: its parameters, the initiator hosts and the targets.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    pub cfg: FabricConfig,
+    pub hosts: Vec<Node>,
+    pub targets: Vec<Node>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    HostToTarget,
+    TargetToHost,
+}
+
+impl Fabric {
+    pub fn new(cfg: FabricConfig, hosts: Vec<Node>, targets: Vec<Node>) -> Self {
+        Fabric {
+            cfg,
+            hosts,
+            targets,
+        }
+    }
+
+    /// Bytes on the wire for a message of `payload` bytes.
+    pub fn wire_bytes(&self, payload: u64) -> u64 {
+        let mtu = self.cfg.mtu.bytes().max(1);
+        payload + payload.div_ceil(mtu).max(1) * self.cfg.packet_overhead.bytes()
+    }
+
+    /// Send a message; returns when it has arrived in the receiving node's memory.
+    fn send(&mut self, p: Path, dir: Dir, at: Ns, payload: u64) -> Ns {
+        let wire = self.wire_bytes(payload);
+        let packet = wire.min(self.cfg.mtu.bytes() + self.cfg.packet_overhead.bytes());
+        let nic = self.cfg.nic_latency.ns();
+        let hop = self.cfg.switch_latency.ns();
+        let (from, to, fp, tp) = match dir {
+            Dir::HostToTarget => (
+                &mut self.hosts[p.host as usize],
+                &mut self.targets[p.target as usize],
+                p.host_port as usize,
+                p.target_port as usize,
+            ),
+            Dir::TargetToHost => (
+                &mut self.targets[p.target as usize],
+                &mut self.hosts[p.host as usize],
+                p.target_port as usize,
+                p.host_port as usize,
+            ),
+        };
+        let tx_ns = from.wire_ns(wire);
+        let tx_start = (at + nic).max(from.tx_free[fp]);
+        let tx_end = tx_start + tx_ns;
+        from.tx_free[fp] = tx_end;
+        from.stats.tx_wire_bytes += wire;
+        from.stats.tx_busy_ns += tx_ns;
+        let rx_ns = to.wire_ns(wire);
+        let first_in = tx_start + from.wire_ns(packet) + hop;
+        let rx_start = first_in.max(to.rx_free[tp]);
+        let rx_end = (rx_start + rx_ns).max(tx_end + hop + to.wire_ns(packet));
+        to.rx_free[tp] = rx_end;
+        to.stats.rx_wire_bytes += wire;
+        to.stats.rx_busy_ns += rx_ns;
+        rx_end + nic
+    }
+
+    /// A command issued by the host at `at`: when the target submits it to its drive.
+    pub fn forward(&mut self, p: Path, at: Ns, kind: OpKind, len: u64) -> Ns {
+        let c = &self.cfg;
+        let (submit, command) = (c.host_submit.ns(), c.target_command.ns());
+        let inline = kind == OpKind::Write && len <= c.in_capsule_data.bytes();
+        let t = self.hosts[p.host as usize].on_core(at, submit);
+        self.hosts[p.host as usize].stats.commands += 1;
+        let capsule = SQE_BYTES + if inline { len } else { 0 };
+        let t = self.send(p, Dir::HostToTarget, t, capsule);
+        let mut t = self.targets[p.target as usize].on_core(t, command);
+        self.targets[p.target as usize].stats.commands += 1;
+        if kind == OpKind::Write && !inline {
+            // The target asks for the data (RDMA READ request / R2T) and receives it.
+            t = self.send(p, Dir::TargetToHost, t, 0);
+            t = self.send(p, Dir::HostToTarget, t, len);
+        }
+        t
+    }
+
+    /// The drive's completion reached the target's memory at `at`: when the host's
+    /// driver has completed the command.
+    pub fn backward(&mut self, p: Path, at: Ns, kind: OpKind, len: u64) -> Ns {
+        let (complete, host_complete) =
+            (self.cfg.target_complete.ns(), self.cfg.host_complete.ns());
+        let t = self.targets[p.target as usize].on_core(at, complete);
+        // Read data and the completion capsule are posted together; the port sends
+        // them in order, so the capsule arrives after the data.
+        if kind == OpKind::Read {
+            self.send(p, Dir::TargetToHost, t, len);
+        }
+        let t = self.send(p, Dir::TargetToHost, t, CQE_BYTES);
+        self.hosts[p.host as usize].on_core(t, host_complete)
+    }
+}
