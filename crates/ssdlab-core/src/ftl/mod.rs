@@ -15,13 +15,17 @@
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
 //! to find the owner of a unit during GC.
 
+mod fill;
 mod gc;
+pub mod implicit;
+pub mod map_array;
 pub mod map_cache;
 pub mod prep;
 mod slc;
 
 use crate::config::DeviceConfig;
 use crate::nand::{Geometry, Pun};
+pub use map_array::MapArray;
 use std::collections::VecDeque;
 
 /// An unmapped logical unit, or a physical unit holding no valid data.
@@ -158,8 +162,8 @@ pub struct Verify {
 #[derive(Clone)]
 pub struct Ftl {
     pub geo: Geometry,
-    pub l2p: BigVec,
-    pub p2l: BigVec,
+    pub l2p: MapArray,
+    pub p2l: MapArray,
     pub blocks: Vec<BlockInfo>,
     /// Pages (stripes) of each block whose program has completed; reads of later
     /// pages come from the buffer. Kept apart from `blocks` so that the array every
@@ -234,8 +238,8 @@ impl Ftl {
             mismatches: 0,
         });
         Ftl {
-            l2p: BigVec(big_vec(user_units as usize, UNMAPPED)),
-            p2l: BigVec(big_vec(total, UNMAPPED)),
+            l2p: MapArray::filled(user_units as usize, UNMAPPED),
+            p2l: MapArray::filled(total, UNMAPPED),
             programmed: vec![0; blocks.len()],
             blocks,
             dies,
@@ -273,13 +277,13 @@ impl Ftl {
     /// Physical location of a logical unit, or UNMAPPED.
     #[inline]
     pub fn translate(&self, lpn: u32) -> Pun {
-        self.l2p[lpn as usize]
+        self.l2p.get(lpn as usize)
     }
 
     /// Start loading the map entry of `lpn` (a performance hint only).
     #[inline]
     pub fn prefetch_lpn(&self, lpn: u32) {
-        prefetch(&self.l2p, lpn as usize);
+        self.l2p.prefetch(lpn as usize);
     }
 
     /// Has the page holding `pun` been programmed (else the data is still in a buffer)?
@@ -292,19 +296,19 @@ impl Ftl {
     fn invalidate(&mut self, pun: Pun) {
         let b = self.geo.block_of(pun) as usize;
         self.blocks[b].valid -= 1;
-        self.p2l[pun as usize] = UNMAPPED;
+        self.p2l.set(pun as usize, UNMAPPED);
     }
 
     #[inline]
     fn bind(&mut self, lpn: u32, pun: Pun) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != UNMAPPED {
             self.invalidate(old);
         } else if (lpn as u64) < self.host_units {
             self.mapped_units += 1;
         }
-        self.l2p[lpn as usize] = lpn_to_pun_guard(pun);
-        self.p2l[pun as usize] = lpn;
+        self.l2p.set(lpn as usize, lpn_to_pun_guard(pun));
+        self.p2l.set(pun as usize, lpn);
         self.blocks[self.geo.block_of(pun) as usize].valid += 1;
     }
 
@@ -444,10 +448,10 @@ impl Ftl {
 
     /// Deallocate a logical unit.
     pub fn trim(&mut self, lpn: u32) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != UNMAPPED {
             self.invalidate(old);
-            self.l2p[lpn as usize] = UNMAPPED;
+            self.l2p.set(lpn as usize, UNMAPPED);
             self.stats.trimmed_units += 1;
             if (lpn as u64) < self.host_units {
                 self.mapped_units -= 1;
@@ -474,10 +478,7 @@ impl Ftl {
 
     /// Count the mapped host units (after preparation wrote the map directly).
     pub fn recount_mapped(&mut self) {
-        self.mapped_units = self.l2p[..self.host_units as usize]
-            .iter()
-            .filter(|&&p| p != UNMAPPED)
-            .count() as u64;
+        self.mapped_units = self.l2p.count_ne(self.host_units as usize, UNMAPPED) as u64;
     }
 
     /// Free blocks on a die.
@@ -669,124 +670,10 @@ impl Ftl {
     }
 }
 
-/// A large `Vec<u32>` filled with `value`, backed by transparent huge pages where the
-/// OS allows it: the maps are accessed at random, and 4 KiB pages would make nearly
-/// every access a TLB miss.
-pub fn big_vec(n: usize, value: u32) -> Vec<u32> {
-    let mut v = huge_capacity(n);
-    v.resize(n, value);
-    v
-}
-
-/// An empty `Vec<u32>` with room for `n`, its pages marked for huge-page backing.
-fn huge_capacity(n: usize) -> Vec<u32> {
-    let v: Vec<u32> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + n * 4;
-        let aligned = start.div_ceil(HUGE) * HUGE;
-        if end > aligned + HUGE {
-            // SAFETY: the range lies inside the allocation just made; madvise only
-            // changes how the kernel backs it and never invalidates it.
-            unsafe {
-                libc::madvise(
-                    aligned as *mut libc::c_void,
-                    (end - aligned) / HUGE * HUGE,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    v
-}
-
-/// A map array (`l2p`, `p2l`) in huge-page-backed memory; a clone keeps the huge
-/// pages (a plain `Vec` clone would fault its copy in 4 KiB page by 4 KiB page,
-/// which dominated the time of reusing a prepared TB-class drive).
-#[derive(Debug, PartialEq, Eq)]
-pub struct BigVec(pub Vec<u32>);
-
-impl Clone for BigVec {
-    fn clone(&self) -> Self {
-        let mut v = recycled(self.0.len()).unwrap_or_else(|| huge_capacity(self.0.len()));
-        v.extend_from_slice(&self.0);
-        BigVec(v)
-    }
-}
-
-/// Map arrays of finished runs kept for the next clone of a prepared drive, so that a
-/// sweep copies into memory that is already mapped instead of faulting in (and later
-/// unmapping) gigabytes per point. Only while recycling is on (a prepared drive is
-/// cached: `ssd::prep_cache`), only large arrays, at most `POOL_MAX` of them.
-static POOL: std::sync::Mutex<Vec<Vec<u32>>> = std::sync::Mutex::new(Vec::new());
-static RECYCLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-const POOL_MAX: usize = 4;
-const POOL_MIN_LEN: usize = 1 << 24;
-
-/// Turn the recycling of map arrays on or off (off also frees the pool).
+/// Turn the recycling of map chunks on or off (off also frees the pool): see
+/// `map_array::recycle_chunks`.
 pub fn recycle_map_arrays(on: bool) {
-    RECYCLE.store(on, std::sync::atomic::Ordering::Relaxed);
-    if !on {
-        POOL.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    }
-}
-
-/// An empty recycled array with room for `len`, if the pool has one.
-fn recycled(len: usize) -> Option<Vec<u32>> {
-    if len < POOL_MIN_LEN || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
-        return None;
-    }
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let i = pool.iter().position(|v| v.capacity() >= len)?;
-    let mut v = pool.swap_remove(i);
-    v.clear();
-    Some(v)
-}
-
-impl Drop for BigVec {
-    fn drop(&mut self) {
-        if self.0.capacity() < POOL_MIN_LEN || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
-            return;
-        }
-        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-        if pool.len() < POOL_MAX {
-            pool.push(std::mem::take(&mut self.0));
-        }
-    }
-}
-
-impl std::ops::Deref for BigVec {
-    type Target = Vec<u32>;
-    fn deref(&self) -> &Vec<u32> {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for BigVec {
-    fn deref_mut(&mut self) -> &mut Vec<u32> {
-        &mut self.0
-    }
-}
-
-/// Hint the CPU to start loading `array[index]`: the maps are far larger than the
-/// caches, so a load issued early (when a command is submitted) is a hit by the
-/// time the firmware translates it.
-#[inline]
-pub fn prefetch(array: &[u32], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if index < array.len() {
-        // SAFETY: prefetching is a hint and never faults; the pointer is in bounds.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(
-                array.as_ptr().add(index) as *const i8,
-                std::arch::x86_64::_MM_HINT_T0,
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (array, index);
+    map_array::recycle_chunks(on);
 }
 
 #[inline]

@@ -12,16 +12,16 @@ fn tiny() -> DeviceConfig {
 /// block is in exactly one place.
 fn check_invariants(ftl: &Ftl) {
     let mut valid = vec![0u32; ftl.blocks.len()];
-    for (lpn, &pun) in ftl.l2p.iter().enumerate() {
+    for (lpn, pun) in ftl.l2p.iter().enumerate() {
         if pun != UNMAPPED {
-            assert_eq!(ftl.p2l[pun as usize], lpn as u32, "p2l of lpn {lpn}");
+            assert_eq!(ftl.p2l.get(pun as usize), lpn as u32, "p2l of lpn {lpn}");
             valid[ftl.geo.block_of(pun) as usize] += 1;
         }
     }
-    let mapped_phys = ftl.p2l.iter().filter(|&&l| l != UNMAPPED).count();
+    let mapped_phys = ftl.p2l.iter().filter(|&l| l != UNMAPPED).count();
     assert_eq!(
         mapped_phys,
-        ftl.l2p.iter().filter(|&&p| p != UNMAPPED).count()
+        ftl.l2p.iter().filter(|&p| p != UNMAPPED).count()
     );
     for (i, b) in ftl.blocks.iter().enumerate() {
         assert_eq!(b.valid, valid[i], "valid count of block {i}");
@@ -43,7 +43,7 @@ fn sequential_fill_maps_everything_in_stripes() {
     let mut ftl = Ftl::new(&d, true);
     fill_sequential(&mut ftl);
     check_invariants(&ftl);
-    assert!(ftl.l2p.iter().all(|&p| p != UNMAPPED));
+    assert!(ftl.l2p.iter().all(|p| p != UNMAPPED));
     // Consecutive stripes go to consecutive dies (channel-first).
     let ups = ftl.geo.units_per_stripe;
     let d0 = ftl.geo.die_of(ftl.translate(0));
@@ -121,7 +121,7 @@ fn steady_state_direct_and_proxy_agree() {
         &mut rng,
     );
     check_invariants(&proxied);
-    assert!(proxied.l2p.iter().all(|&p| p != UNMAPPED));
+    assert!(proxied.l2p.iter().all(|p| p != UNMAPPED));
     // Compare the valid-unit distributions of used blocks: mean and quartiles.
     let stats = |f: &Ftl| {
         let mut v = f.valid_histogram();
