@@ -189,8 +189,13 @@ impl Implicit {
 
     /// How many of indices `start..end` hold a value other than `value`.
     pub fn count_ne(&self, start: usize, end: usize, value: u32) -> usize {
-        if let Implicit::Const(v) = self {
-            return if *v == value { 0 } else { end - start };
+        match self {
+            Implicit::Const(v) => return if *v == value { 0 } else { end - start },
+            // Mapped below `units`, unmapped from there (how a drive counts its data).
+            Implicit::SeqL2p(f) if value == UNMAPPED => {
+                return (end as u64).min(f.units).saturating_sub(start as u64) as usize
+            }
+            _ => {}
         }
         let mut n = 0;
         let mut i = start;

@@ -665,6 +665,28 @@ impl Ftl {
         self.dies.iter().map(|d| d.free.len() as u64).sum()
     }
 
+    /// Bytes the FTL's state keeps allocated (maps with their materialised chunks,
+    /// per-block arrays, free lists, the oracle): what grows with the drive.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let dies: usize = self
+            .dies
+            .iter()
+            .map(|d| 4 * (d.free.capacity() + d.slc_free.capacity() + d.slc_full.capacity()))
+            .sum::<usize>()
+            + self.dies.capacity() * size_of::<DieFtl>();
+        let verify = self
+            .verify
+            .as_ref()
+            .map_or(0, |v| 4 * (v.tags.capacity() + v.shadow.capacity()));
+        self.l2p.heap_bytes()
+            + self.p2l.heap_bytes()
+            + self.blocks.capacity() * size_of::<BlockInfo>()
+            + self.programmed.capacity() * size_of::<u16>()
+            + dies
+            + verify
+    }
+
     pub fn oracle(&self) -> Option<(u64, u64)> {
         self.verify.as_ref().map(|v| (v.checked, v.mismatches))
     }
