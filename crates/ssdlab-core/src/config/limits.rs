@@ -5,7 +5,10 @@
 //! estimate counts what grows with the geometry (both maps, the oracle's tags with
 //! `verify`, per-block state, a second copy when a prepared drive is kept for reuse)
 //! plus a fixed allowance; it is what `ssdlab run --max-memory` compares against
-//! before anything is allocated (docs/reliability.md). It leaves out what grows with
+//! before anything is allocated (docs/reliability.md). The maps are allocated in chunks
+//! as a run stores into them (`ftl::map_array`), so the estimate is an upper bound: what
+//! a run that writes everywhere (or an aged state) uses; a `full` drive that is only read
+//! costs the per-block part. It leaves out what grows with
 //! the workload (queues, latency histograms), which is bounded by the workload's own
 //! ranges.
 

@@ -112,13 +112,14 @@ impl Ftl {
     /// Still-valid units of a block, in physical order.
     pub fn valid_units(&self, block: u32) -> impl Iterator<Item = Pun> + '_ {
         let base = self.geo.block_base(block);
-        (base..base + self.geo.units_per_block).filter(move |&p| self.p2l[p as usize] != UNMAPPED)
+        (base..base + self.geo.units_per_block)
+            .filter(move |&p| self.p2l.get(p as usize) != UNMAPPED)
     }
 
     /// Copy one unit of the victim to the die's GC frontier if it is still valid.
     /// Returns the new location and any stripe it completes.
     pub fn relocate(&mut self, old: Pun) -> Option<(Pun, Option<FullStripe>)> {
-        let lpn = self.p2l[old as usize];
+        let lpn = self.p2l.get(old as usize);
         if lpn == UNMAPPED {
             return None; // overwritten or trimmed since the victim was chosen
         }
@@ -138,8 +139,8 @@ impl Ftl {
         let (new, full) = self.alloc(die, stream);
         // The old location is known: invalidate it without reading the map.
         self.invalidate(old);
-        self.l2p[lpn as usize] = new;
-        self.p2l[new as usize] = lpn;
+        self.l2p.set(lpn as usize, new);
+        self.p2l.set(new as usize, lpn);
         self.blocks[self.geo.block_of(new) as usize].valid += 1;
         if self.geo.is_slc_block(self.geo.block_of(old)) {
             self.stats.units_folded += 1;

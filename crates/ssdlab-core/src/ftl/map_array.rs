@@ -9,14 +9,25 @@
 //! test what it touches. Chunks are 2 MiB-aligned and marked for transparent huge
 //! pages, so random lookups keep the TLB reach of one huge-page array.
 //!
+//!
+//! A chunk can also be *implicit*: no memory, its values a function of the index
+//! (`implicit::Implicit`: `UNMAPPED` everywhere on a drive never written, or the maps
+//! a sequential fill leaves). A read of an implicit chunk computes the value; the
+//! first store computes the whole chunk into memory ("materialises" it). So a drive
+//! costs map memory only for the chunks a run (or its preparation) stores into: a
+//! `full` drive read at random costs none, a 4 KiB write 2 MiB per chunk touched.
+//!
 //! Simplifications: the copy-on-write check costs one predictable branch per store and
-//! a lookup one more L1 load (the chunk's address) than a flat array.
+//! a lookup one more L1 load (the chunk's address) and one more branch (implicit or
+//! not) than a flat array; an implicit lookup is a few multiplications instead of a
+//! memory access. Reads go through `get` (by value), stores through `set`.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
-use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+use super::implicit::Implicit;
 
 const CHUNK_SHIFT: u32 = 19;
 /// Entries per chunk: 512 Ki u32 = 2 MiB, one huge page.
@@ -67,15 +78,6 @@ impl Chunk {
             }
         }
         Chunk { ptr, len }
-    }
-
-    fn filled(len: usize, value: u32) -> Chunk {
-        let c = Self::uninit(len);
-        // SAFETY: `len` entries were allocated; writing through MaybeUninit initialises them.
-        let cells =
-            unsafe { std::slice::from_raw_parts_mut(c.ptr.as_ptr() as *mut MaybeUninit<u32>, len) };
-        cells.fill(MaybeUninit::new(value));
-        c
     }
 
     fn copy(&self) -> Chunk {
@@ -142,16 +144,26 @@ impl Drop for Chunk {
 /// Where a chunk's entries are and whether this array may store into it in place.
 #[derive(Clone, Copy)]
 struct Slot {
+    /// Null for an implicit chunk (values computed by `MapArray::implicit`).
     data: *mut u32,
     /// This array holds the only reference to the chunk.
     owned: bool,
 }
 
-/// An array of u32 in shared, copy-on-write chunks (see the module header).
+const IMPLICIT_SLOT: Slot = Slot {
+    data: std::ptr::null_mut(),
+    owned: false,
+};
+
+/// An array of u32 in shared, copy-on-write chunks, some of them implicit (see the
+/// module header).
 pub struct MapArray {
     slots: Vec<Slot>,
-    chunks: Vec<Arc<Chunk>>,
+    /// `None` for an implicit chunk.
+    chunks: Vec<Option<Arc<Chunk>>>,
     len: usize,
+    /// The values of the implicit chunks.
+    implicit: Implicit,
 }
 
 // SAFETY: the raw pointers in `slots` point into `chunks`, which the array keeps alive;
@@ -160,23 +172,20 @@ unsafe impl Send for MapArray {}
 unsafe impl Sync for MapArray {}
 
 impl MapArray {
-    /// `len` entries, each `value`.
+    /// `len` entries, each `value`, all implicit (no memory until stored into).
     pub fn filled(len: usize, value: u32) -> Self {
-        let chunks: Vec<Arc<Chunk>> = (0..len.div_ceil(CHUNK_LEN).max(1))
-            .map(|c| Arc::new(Chunk::filled((len - c * CHUNK_LEN).min(CHUNK_LEN), value)))
-            .collect();
-        Self::from_chunks(chunks, len, true)
+        Self::implicit(len, Implicit::Const(value))
     }
 
-    fn from_chunks(chunks: Vec<Arc<Chunk>>, len: usize, owned: bool) -> Self {
-        let slots = chunks
-            .iter()
-            .map(|c| Slot {
-                data: c.ptr.as_ptr(),
-                owned,
-            })
-            .collect();
-        MapArray { slots, chunks, len }
+    /// `len` entries whose values `implicit` gives, all implicit.
+    pub fn implicit(len: usize, implicit: Implicit) -> Self {
+        let n = len.div_ceil(CHUNK_LEN).max(1);
+        MapArray {
+            slots: vec![IMPLICIT_SLOT; n],
+            chunks: vec![None; n],
+            len,
+            implicit,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -187,6 +196,25 @@ impl MapArray {
         self.len == 0
     }
 
+    /// Entries of chunk `c`.
+    fn chunk_len(&self, c: usize) -> usize {
+        (self.len - c * CHUNK_LEN).min(CHUNK_LEN)
+    }
+
+    /// Chunks holding real memory (the others are implicit).
+    pub fn materialised_chunks(&self) -> usize {
+        self.chunks.iter().filter(|c| c.is_some()).count()
+    }
+
+    /// Bytes this array keeps allocated: its chunk table and its materialised chunks
+    /// (shared ones included, so clones sharing chunks each count them).
+    pub fn heap_bytes(&self) -> usize {
+        let table = self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.chunks.capacity() * std::mem::size_of::<Option<Arc<Chunk>>>();
+        let data: usize = self.chunks.iter().flatten().map(|c| c.len * 4).sum();
+        table + data
+    }
+
     /// Let clones share every chunk from now on (this array copies a chunk too before
     /// its next store into it). Called on a prepared drive kept for reuse.
     pub fn share(&mut self) {
@@ -195,21 +223,66 @@ impl MapArray {
         }
     }
 
-    /// The entries in order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.chunks
-            .iter()
-            .flat_map(|c| c.as_slice().iter().copied())
+    /// Entry `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        if i >= self.len {
+            out_of_range(i, self.len);
+        }
+        // SAFETY: i < len, so chunk i >> CHUNK_SHIFT exists.
+        let s = unsafe { self.slots.get_unchecked(i >> CHUNK_SHIFT) };
+        if s.data.is_null() {
+            return self.implicit_value(i);
+        }
+        // SAFETY: the chunk holds entry i & CHUNK_MASK; the array keeps it alive, and
+        // no one stores into it meanwhile (this array needs `&mut self` to, others
+        // only store into their own copies).
+        unsafe { *s.data.add(i & CHUNK_MASK) }
     }
 
-    /// How many of the first `end` entries `keep` accepts (a loop per chunk).
-    pub fn count_below(&self, end: usize, keep: impl Fn(u32) -> bool) -> usize {
-        let mut left = end.min(self.len);
+    #[inline(never)]
+    fn implicit_value(&self, i: usize) -> u32 {
+        self.implicit.value(i)
+    }
+
+    /// `self[i] = value` (materialises or copies the chunk first if needed).
+    #[inline]
+    pub fn set(&mut self, i: usize, value: u32) {
+        if i >= self.len {
+            out_of_range(i, self.len);
+        }
+        let c = i >> CHUNK_SHIFT;
+        // SAFETY: c < slots.len() since i < len.
+        if !unsafe { self.slots.get_unchecked(c) }.owned {
+            self.own(c);
+        }
+        // SAFETY: the chunk is owned (its only reference) and holds entry i & CHUNK_MASK.
+        unsafe { *self.slots.get_unchecked(c).data.add(i & CHUNK_MASK) = value };
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    /// How many of the first `end` entries differ from `value` (a loop per chunk,
+    /// a loop per run of an implicit chunk).
+    pub fn count_ne(&self, end: usize, value: u32) -> usize {
+        let end = end.min(self.len);
         let mut n = 0;
-        for c in &self.chunks {
-            let s = &c.as_slice()[..left.min(c.len)];
-            n += s.iter().filter(|&&x| keep(x)).count();
-            left -= s.len();
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let start = c * CHUNK_LEN;
+            if start >= end {
+                break;
+            }
+            let stop = end.min(start + CHUNK_LEN);
+            n += match chunk {
+                Some(ch) => ch.as_slice()[..stop - start]
+                    .iter()
+                    .filter(|&&x| x != value)
+                    .count(),
+                None => self.implicit.count_ne(start, stop, value),
+            };
         }
         n
     }
@@ -219,14 +292,16 @@ impl MapArray {
     pub fn prefetch(&self, i: usize) {
         #[cfg(target_arch = "x86_64")]
         if i < self.len {
-            // SAFETY: i < len, so the chunk exists and the address is inside it;
-            // prefetching never faults.
+            // SAFETY: i < len, so the chunk exists and the address is inside it (or
+            // the chunk is implicit: nothing to load); prefetching never faults.
             unsafe {
                 let s = self.slots.get_unchecked(i >> CHUNK_SHIFT);
-                std::arch::x86_64::_mm_prefetch(
-                    s.data.add(i & CHUNK_MASK) as *const i8,
-                    std::arch::x86_64::_MM_HINT_T0,
-                );
+                if !s.data.is_null() {
+                    std::arch::x86_64::_mm_prefetch(
+                        s.data.add(i & CHUNK_MASK) as *const i8,
+                        std::arch::x86_64::_MM_HINT_T0,
+                    );
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -257,15 +332,34 @@ impl MapArray {
         }
     }
 
-    /// Make chunk `c` this array's own: copy it unless no one else holds it.
+    /// Make chunk `c` this array's own: compute an implicit chunk into memory, copy
+    /// a shared one unless no one else holds it.
     #[cold]
     #[inline(never)]
     fn own(&mut self, c: usize) {
-        if Arc::get_mut(&mut self.chunks[c]).is_none() {
-            self.chunks[c] = Arc::new(self.chunks[c].copy());
-        }
+        let len = self.chunk_len(c);
+        let implicit = self.implicit;
+        let chunk = match &mut self.chunks[c] {
+            slot @ None => {
+                let ch = Chunk::uninit(len);
+                // SAFETY: `len` entries were allocated and nothing else refers to them;
+                // zeroing initialises them before the slice is formed.
+                let out = unsafe {
+                    std::ptr::write_bytes(ch.ptr.as_ptr(), 0, len);
+                    std::slice::from_raw_parts_mut(ch.ptr.as_ptr(), len)
+                };
+                implicit.fill(c * CHUNK_LEN, out);
+                slot.insert(Arc::new(ch))
+            }
+            Some(a) => {
+                if Arc::get_mut(a).is_none() {
+                    *a = Arc::new(a.copy());
+                }
+                a
+            }
+        };
         self.slots[c] = Slot {
-            data: self.chunks[c].ptr.as_ptr(),
+            data: chunk.ptr.as_ptr(),
             owned: true,
         };
     }
@@ -277,73 +371,60 @@ fn out_of_range(i: usize, len: usize) -> ! {
     panic!("map index {i} out of range (len {len})")
 }
 
-impl std::ops::Index<usize> for MapArray {
-    type Output = u32;
-    #[inline]
-    fn index(&self, i: usize) -> &u32 {
-        if i >= self.len {
-            out_of_range(i, self.len);
-        }
-        // SAFETY: i < len: the chunk exists and holds entry i & CHUNK_MASK; the array
-        // keeps the chunk alive for the borrow, and no one stores into it meanwhile
-        // (this array needs `&mut self` to, others only store into their own copies).
-        unsafe {
-            let s = self.slots.get_unchecked(i >> CHUNK_SHIFT);
-            &*s.data.add(i & CHUNK_MASK)
-        }
-    }
-}
-
-impl std::ops::IndexMut<usize> for MapArray {
-    #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut u32 {
-        if i >= self.len {
-            out_of_range(i, self.len);
-        }
-        let c = i >> CHUNK_SHIFT;
-        // SAFETY: c < slots.len() since i < len.
-        if !unsafe { self.slots.get_unchecked(c) }.owned {
-            self.own(c);
-        }
-        // SAFETY: as in `index`; the chunk is owned, so this is its only reference.
-        unsafe { &mut *self.slots.get_unchecked(c).data.add(i & CHUNK_MASK) }
-    }
-}
-
 impl Clone for MapArray {
     /// Shares the chunks this array does not own (all of them after `share`) and
-    /// copies the ones it owns.
+    /// copies the ones it owns; implicit chunks stay implicit.
     fn clone(&self) -> Self {
-        let mut owned = Vec::with_capacity(self.chunks.len());
+        let mut slots = Vec::with_capacity(self.slots.len());
         let chunks = self
             .chunks
             .iter()
             .zip(&self.slots)
             .map(|(c, s)| {
-                owned.push(s.owned);
-                if s.owned {
-                    Arc::new(c.copy())
-                } else {
-                    c.clone()
-                }
+                let c = c.as_ref().map(|c| {
+                    if s.owned {
+                        Arc::new(c.copy())
+                    } else {
+                        c.clone()
+                    }
+                });
+                slots.push(match &c {
+                    Some(ch) => Slot {
+                        data: ch.ptr.as_ptr(),
+                        owned: s.owned,
+                    },
+                    None => IMPLICIT_SLOT,
+                });
+                c
             })
             .collect();
-        let mut out = Self::from_chunks(chunks, self.len, false);
-        for (s, o) in out.slots.iter_mut().zip(owned) {
-            s.owned = o;
+        MapArray {
+            slots,
+            chunks,
+            len: self.len,
+            implicit: self.implicit,
         }
-        out
     }
 }
 
 impl PartialEq for MapArray {
+    /// Equal values at every index (however they are stored).
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len
-            && self
-                .chunks
-                .iter()
-                .zip(&other.chunks)
-                .all(|(a, b)| a.as_slice() == b.as_slice())
+        if self.len != other.len {
+            return false;
+        }
+        self.chunks
+            .iter()
+            .zip(&other.chunks)
+            .enumerate()
+            .all(|(c, pair)| match pair {
+                (Some(a), Some(b)) => a.as_slice() == b.as_slice(),
+                (None, None) if self.implicit == other.implicit => true,
+                _ => {
+                    let start = c * CHUNK_LEN;
+                    (start..start + self.chunk_len(c)).all(|i| self.get(i) == other.get(i))
+                }
+            })
     }
 }
 
@@ -351,7 +432,13 @@ impl Eq for MapArray {}
 
 impl std::fmt::Debug for MapArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MapArray(len {})", self.len)
+        write!(
+            f,
+            "MapArray(len {}, {} of {} chunks materialised)",
+            self.len,
+            self.materialised_chunks(),
+            self.chunks.len()
+        )
     }
 }
 
@@ -359,51 +446,90 @@ impl std::fmt::Debug for MapArray {
 mod tests {
     use super::*;
 
+    fn ptr(a: &MapArray, c: usize) -> *const Chunk {
+        Arc::as_ptr(a.chunks[c].as_ref().expect("materialised"))
+    }
+
     #[test]
     fn clones_share_until_they_store() {
         let n = CHUNK_LEN * 2 + 5;
         let mut a = MapArray::filled(n, 7);
-        a[3] = 1;
-        a[CHUNK_LEN + 1] = 2;
-        a[n - 1] = 3;
+        a.set(3, 1);
+        a.set(CHUNK_LEN + 1, 2);
+        a.set(n - 1, 3);
         a.share();
         let mut b = a.clone();
-        assert!(Arc::ptr_eq(&a.chunks[0], &b.chunks[0]));
-        b[3] = 9;
-        assert!(!Arc::ptr_eq(&a.chunks[0], &b.chunks[0]));
-        assert!(Arc::ptr_eq(&a.chunks[1], &b.chunks[1]));
-        assert_eq!((a[3], b[3], b[CHUNK_LEN + 1], b[n - 1]), (1, 9, 2, 3));
+        assert_eq!(ptr(&a, 0), ptr(&b, 0));
+        b.set(3, 9);
+        assert_ne!(ptr(&a, 0), ptr(&b, 0));
+        assert_eq!(ptr(&a, 1), ptr(&b, 1));
+        assert_eq!(
+            (a.get(3), b.get(3), b.get(CHUNK_LEN + 1), b.get(n - 1)),
+            (1, 9, 2, 3)
+        );
         // The shared array copies too before it stores: a clone never sees the store.
-        a[CHUNK_LEN + 1] = 4;
-        assert_eq!((a[CHUNK_LEN + 1], b[CHUNK_LEN + 1]), (4, 2));
+        a.set(CHUNK_LEN + 1, 4);
+        assert_eq!((a.get(CHUNK_LEN + 1), b.get(CHUNK_LEN + 1)), (4, 2));
         // A clone of an array that owns its chunks copies them.
         let c = b.clone();
-        b[3] = 10;
-        assert_eq!((b[3], c[3]), (10, 9));
+        b.set(3, 10);
+        assert_eq!((b.get(3), c.get(3)), (10, 9));
         assert_eq!(c.iter().count(), n);
         assert_eq!(c.iter().filter(|&x| x == 7).count(), n - 3);
-        assert_eq!(c.count_below(CHUNK_LEN + 2, |x| x == 7), CHUNK_LEN);
+        assert_eq!(c.count_ne(CHUNK_LEN + 2, 7), 2);
         // The last holder of a chunk stores in place.
         drop((a, c));
-        let p = b.chunks[1].ptr;
-        b[CHUNK_LEN] = 5;
-        assert_eq!(b.chunks[1].ptr, p);
+        let p = ptr(&b, 1);
+        b.set(CHUNK_LEN, 5);
+        assert_eq!(ptr(&b, 1), p);
+    }
+
+    #[test]
+    fn implicit_chunks_cost_nothing_until_a_store_materialises_one() {
+        let n = CHUNK_LEN * 3 + 100;
+        let mut a = MapArray::filled(n, 7);
+        assert_eq!(a.materialised_chunks(), 0);
+        assert!(a.heap_bytes() < 1024);
+        assert_eq!((a.get(0), a.get(n - 1)), (7, 7));
+        a.set(CHUNK_LEN * 3 + 1, 5);
+        assert_eq!(a.materialised_chunks(), 1);
+        assert_eq!(
+            a.heap_bytes() - MapArray::filled(n, 7).heap_bytes(),
+            100 * 4
+        );
+        assert_eq!(a.count_ne(usize::MAX, 7), 1);
+        assert_eq!(a.get(CHUNK_LEN * 3), 7);
+        // Clones keep the implicit chunks implicit, and stay equal by value.
+        a.share();
+        let mut b = a.clone();
+        assert_eq!(b.materialised_chunks(), 1);
+        assert_eq!(a, b);
+        b.set(5, 7); // same value as the implicit one: still equal
+        assert_eq!((a.materialised_chunks(), b.materialised_chunks()), (1, 2));
+        assert_eq!(a, b);
+        b.set(6, 8);
+        assert_ne!(a, b);
     }
 
     #[test]
     fn recycled_chunks_hold_what_is_copied_into_them() {
         recycle_chunks(true);
         let mut a = MapArray::filled(CHUNK_LEN * 3, 1);
+        for c in 0..3 {
+            a.set(c * CHUNK_LEN, 1); // materialise every chunk
+        }
         a.share();
         for round in 0..3u32 {
             let mut b = a.clone();
             for c in 0..3 {
-                b[c * CHUNK_LEN + 7] = round + 10;
+                b.set(c * CHUNK_LEN + 7, round + 10);
             }
-            assert_eq!(b.count_below(usize::MAX, |x| x == 1), CHUNK_LEN * 3 - 3);
+            assert_eq!(b.count_ne(usize::MAX, 1), 3);
             drop(b); // its copies go to the pool; the next round's copies come from it
         }
-        let fresh = MapArray::filled(CHUNK_LEN * 2, 9);
+        let mut fresh = MapArray::filled(CHUNK_LEN * 2, 9);
+        fresh.set(0, 9);
+        fresh.set(CHUNK_LEN, 9);
         assert!(fresh.iter().all(|x| x == 9));
         assert!(a.iter().all(|x| x == 1));
         recycle_chunks(false);
@@ -415,7 +541,7 @@ mod tests {
         a.share();
         let b = a.clone();
         a.set_ascending(CHUNK_LEN - 2, 5, 100);
-        let got: Vec<u32> = (CHUNK_LEN - 3..CHUNK_LEN + 4).map(|i| a[i]).collect();
+        let got: Vec<u32> = (CHUNK_LEN - 3..CHUNK_LEN + 4).map(|i| a.get(i)).collect();
         assert_eq!(got, [0, 100, 101, 102, 103, 104, 0]);
         assert_eq!(b.iter().filter(|&x| x != 0).count(), 0);
     }
@@ -424,6 +550,6 @@ mod tests {
     #[should_panic(expected = "out of range")]
     fn index_past_the_end_panics() {
         let a = MapArray::filled(10, 0);
-        let _ = a[10];
+        let _ = a.get(10);
     }
 }

@@ -15,7 +15,9 @@
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
 //! to find the owner of a unit during GC.
 
+mod fill;
 mod gc;
+pub mod implicit;
 pub mod map_array;
 pub mod map_cache;
 pub mod prep;
@@ -275,7 +277,7 @@ impl Ftl {
     /// Physical location of a logical unit, or UNMAPPED.
     #[inline]
     pub fn translate(&self, lpn: u32) -> Pun {
-        self.l2p[lpn as usize]
+        self.l2p.get(lpn as usize)
     }
 
     /// Start loading the map entry of `lpn` (a performance hint only).
@@ -294,19 +296,19 @@ impl Ftl {
     fn invalidate(&mut self, pun: Pun) {
         let b = self.geo.block_of(pun) as usize;
         self.blocks[b].valid -= 1;
-        self.p2l[pun as usize] = UNMAPPED;
+        self.p2l.set(pun as usize, UNMAPPED);
     }
 
     #[inline]
     fn bind(&mut self, lpn: u32, pun: Pun) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != UNMAPPED {
             self.invalidate(old);
         } else if (lpn as u64) < self.host_units {
             self.mapped_units += 1;
         }
-        self.l2p[lpn as usize] = lpn_to_pun_guard(pun);
-        self.p2l[pun as usize] = lpn;
+        self.l2p.set(lpn as usize, lpn_to_pun_guard(pun));
+        self.p2l.set(pun as usize, lpn);
         self.blocks[self.geo.block_of(pun) as usize].valid += 1;
     }
 
@@ -446,10 +448,10 @@ impl Ftl {
 
     /// Deallocate a logical unit.
     pub fn trim(&mut self, lpn: u32) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != UNMAPPED {
             self.invalidate(old);
-            self.l2p[lpn as usize] = UNMAPPED;
+            self.l2p.set(lpn as usize, UNMAPPED);
             self.stats.trimmed_units += 1;
             if (lpn as u64) < self.host_units {
                 self.mapped_units -= 1;
@@ -476,9 +478,7 @@ impl Ftl {
 
     /// Count the mapped host units (after preparation wrote the map directly).
     pub fn recount_mapped(&mut self) {
-        self.mapped_units =
-            self.l2p
-                .count_below(self.host_units as usize, |p| p != UNMAPPED) as u64;
+        self.mapped_units = self.l2p.count_ne(self.host_units as usize, UNMAPPED) as u64;
     }
 
     /// Free blocks on a die.
@@ -665,9 +665,37 @@ impl Ftl {
         self.dies.iter().map(|d| d.free.len() as u64).sum()
     }
 
+    /// Bytes the FTL's state keeps allocated (maps with their materialised chunks,
+    /// per-block arrays, free lists, the oracle): what grows with the drive.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let dies: usize = self
+            .dies
+            .iter()
+            .map(|d| 4 * (d.free.capacity() + d.slc_free.capacity() + d.slc_full.capacity()))
+            .sum::<usize>()
+            + self.dies.capacity() * size_of::<DieFtl>();
+        let verify = self
+            .verify
+            .as_ref()
+            .map_or(0, |v| 4 * (v.tags.capacity() + v.shadow.capacity()));
+        self.l2p.heap_bytes()
+            + self.p2l.heap_bytes()
+            + self.blocks.capacity() * size_of::<BlockInfo>()
+            + self.programmed.capacity() * size_of::<u16>()
+            + dies
+            + verify
+    }
+
     pub fn oracle(&self) -> Option<(u64, u64)> {
         self.verify.as_ref().map(|v| (v.checked, v.mismatches))
     }
+}
+
+/// Turn the recycling of map chunks on or off (off also frees the pool): see
+/// `map_array::recycle_chunks`.
+pub fn recycle_map_arrays(on: bool) {
+    map_array::recycle_chunks(on);
 }
 
 #[inline]

@@ -35,6 +35,7 @@
 //!
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
+pub use super::fill::{fill_by_writing, fill_sequential};
 use super::{BlockState, Ftl, MapArray, NO_BLOCK};
 use crate::config::{DeviceConfig, GcPacing};
 use crate::sim::Rng;
@@ -94,84 +95,6 @@ pub struct PrepInfo {
     /// WAF of the last aging round (steady state only).
     pub steady_waf: f64,
     pub free_blocks: u64,
-}
-
-/// Fill every logical unit once, in order, by writing through the functional FTL.
-/// Reference for `fill_sequential`, which builds the same state directly.
-pub fn fill_by_writing(ftl: &mut Ftl) {
-    for lpn in 0..ftl.user_units as u32 {
-        ftl.write_functional(lpn);
-    }
-    ftl.seal_open_stripes();
-}
-
-/// Fill every logical unit once, in order, on a fresh drive: stripe k of the
-/// logical space goes to die k mod dies, in each die's free-list order, exactly as
-/// host placement would put it (a test checks the two agree).
-pub fn fill_sequential(ftl: &mut Ftl) {
-    let geo = ftl.geo.clone();
-    let n = ftl.user_units;
-    // A "stripe" here is one program operation's worth of units (one page row, or
-    // pages_per_program rows for one-shot programming).
-    let ups = geo.units_per_program as u64;
-    let pps = geo.pages_per_program as u64;
-    let dies = geo.dies as u64;
-    let pages = geo.pages_per_block as u64 / pps;
-    assert!(
-        ftl.stats.host_units_written == 0
-            && ftl
-                .dies
-                .iter()
-                .all(|d| d.free.len() as u32 == geo.native_blocks_per_die),
-        "fill_sequential needs a fresh drive"
-    );
-    let stripes = n.div_ceil(ups);
-    for k in 0..stripes {
-        let die = (k % dies) as u32;
-        let s = k / dies;
-        let block = geo.block_id(die, (s / pages) as u32);
-        let base = geo.block_base(block) + ((s % pages) * ups) as u32;
-        let first = k * ups;
-        let count = ups.min(n - first) as u32;
-        ftl.l2p.set_ascending(first as usize, count as usize, base);
-        ftl.p2l
-            .set_ascending(base as usize, count as usize, first as u32);
-        let b = &mut ftl.blocks[block as usize];
-        b.valid += count;
-        b.state = BlockState::Open;
-        ftl.programmed[block as usize] = ((s % pages + 1) * pps) as u16;
-    }
-    // Close full blocks, leave each die's last block open at its next stripe, and
-    // take used blocks off the free lists.
-    for die in 0..geo.dies {
-        let die_stripes = stripes / dies + ((die as u64) < stripes % dies) as u64;
-        let used = die_stripes.div_ceil(pages) as u32;
-        let d = &mut ftl.dies[die as usize];
-        for _ in 0..used {
-            d.free.pop_front();
-        }
-        for local in 0..used {
-            let id = geo.block_id(die, local);
-            let full = (local as u64 + 1) * pages <= die_stripes;
-            if full {
-                ftl.blocks[id as usize].state = BlockState::Full;
-            } else {
-                d.host.block = id;
-                d.host.next = ((die_stripes % pages) * ups) as u32;
-            }
-        }
-    }
-    ftl.host_cursor = (stripes % dies) as u32;
-    ftl.stats.host_units_written += n;
-    ftl.stats.units_programmed += stripes * ups;
-    ftl.stats.pages_programmed += stripes * pps * geo.planes as u64;
-    if let Some(v) = &mut ftl.verify {
-        for lpn in 0..n as usize {
-            v.version += 1;
-            v.tags[ftl.l2p[lpn] as usize] = v.version;
-            v.shadow[lpn] = v.version;
-        }
-    }
 }
 
 /// Random overwrites in rounds of a quarter of the capacity until two successive
@@ -276,6 +199,11 @@ pub fn prepare_with_area(
     }
     write_translation_pages(ftl);
     ftl.reset_stats();
+    // Clones of the prepared drive (a cached drive reused by a sweep, identical
+    // drives of a system) share the map chunks and copy one only when they store
+    // into it; the drive itself pays one cold call per chunk it stores into.
+    ftl.l2p.share();
+    ftl.p2l.share();
     info.free_blocks = ftl.total_free_blocks();
     info
 }
@@ -297,8 +225,8 @@ fn write_translation_pages(ftl: &mut Ftl) {
     for lpn in host..user {
         let first = (lpn - host) * entries;
         let last = (first + entries).min(host);
-        let holds = ftl.l2p[lpn as usize] != super::UNMAPPED
-            || (first..last).any(|l| ftl.l2p[l as usize] != super::UNMAPPED);
+        let holds = ftl.l2p.get(lpn as usize) != super::UNMAPPED
+            || (first..last).any(|l| ftl.l2p.get(l as usize) != super::UNMAPPED);
         if holds {
             pages.push(lpn as u32);
         }
@@ -391,7 +319,7 @@ fn write_on_die(ftl: &mut Ftl, die: u32, rng: &mut Rng) -> u64 {
     let units = ftl.geo.native_blocks_per_die as u64 * ftl.geo.units_per_block as u64;
     let mut lpn = rng.below(ftl.host_units) as u32; // if the die held no host data
     for _ in 0..1000 {
-        let l = ftl.p2l[(first + rng.below(units)) as usize];
+        let l = ftl.p2l.get((first + rng.below(units)) as usize);
         if (l as u64) < ftl.host_units {
             lpn = l;
             break;
@@ -583,7 +511,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
                 k += 1;
                 let pun = base + slot;
                 ring.push(&mut ftl.l2p, lpn, pun);
-                ftl.p2l[pun as usize] = lpn;
+                ftl.p2l.set(pun as usize, lpn);
             }
         }
         ftl.blocks[id].valid = c;
@@ -617,7 +545,7 @@ impl StoreRing {
         array.prefetch(index as usize);
         if self.len == RING {
             let (i, v) = self.pending[self.head];
-            array[i as usize] = v;
+            array.set(i as usize, v);
             self.pending[self.head] = (index, value);
             self.head = (self.head + 1) % RING;
         } else {
@@ -629,7 +557,7 @@ impl StoreRing {
     fn drain(&mut self, array: &mut MapArray) {
         for k in 0..self.len {
             let (i, v) = self.pending[(self.head + k) % RING];
-            array[i as usize] = v;
+            array.set(i as usize, v);
         }
         self.len = 0;
     }
@@ -691,40 +619,6 @@ impl Permutation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load_device, DeviceSpec};
-
-    #[test]
-    fn direct_fill_equals_writing_every_unit() {
-        for over in [vec![], vec!["ftl.over_provisioning=0.3".to_string()]] {
-            let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &over).unwrap();
-            let mut a = Ftl::new(&d, false);
-            let mut b = Ftl::new(&d, false);
-            fill_sequential(&mut a);
-            fill_by_writing(&mut b);
-            assert_eq!(a.l2p, b.l2p);
-            assert_eq!(a.p2l, b.p2l);
-            for (x, y) in a.blocks.iter().zip(&b.blocks) {
-                assert_eq!((x.valid, x.state), (y.valid, y.state));
-            }
-            assert_eq!(a.programmed, b.programmed);
-            assert_eq!(a.host_cursor, b.host_cursor);
-            for (x, y) in a.dies.iter().zip(&b.dies) {
-                assert_eq!(x.free, y.free);
-                let open = |f: &super::super::Frontier| {
-                    (
-                        f.block,
-                        if f.block == super::super::NO_BLOCK {
-                            0
-                        } else {
-                            f.next
-                        },
-                    )
-                };
-                assert_eq!(open(&x.host), open(&y.host));
-            }
-            assert_eq!(a.stats.units_programmed, b.stats.units_programmed);
-        }
-    }
 
     #[test]
     fn permutation_is_a_bijection() {

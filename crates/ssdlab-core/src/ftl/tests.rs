@@ -14,7 +14,7 @@ fn check_invariants(ftl: &Ftl) {
     let mut valid = vec![0u32; ftl.blocks.len()];
     for (lpn, pun) in ftl.l2p.iter().enumerate() {
         if pun != UNMAPPED {
-            assert_eq!(ftl.p2l[pun as usize], lpn as u32, "p2l of lpn {lpn}");
+            assert_eq!(ftl.p2l.get(pun as usize), lpn as u32, "p2l of lpn {lpn}");
             valid[ftl.geo.block_of(pun) as usize] += 1;
         }
     }
@@ -243,5 +243,52 @@ fn cost_benefit_prefers_an_old_block_to_a_slightly_emptier_young_one() {
         ftl.blocks[young as usize].closed_at = 9_990;
         let v = ftl.start_gc(0).unwrap();
         assert_eq!(v == old, expect_old, "{policy:?} chose block {v}");
+    }
+}
+
+/// A full drive costs memory per block, not per mapping unit: a 3.84 TB and a 32 TB
+/// drive in `full` state, and what one random 4 KiB write adds (one 2 MiB chunk of
+/// each map).
+#[test]
+fn full_drives_cost_memory_per_block_not_per_unit() {
+    let dev = |over: &[&str]| {
+        let over: Vec<String> = over.iter().map(|s| s.to_string()).collect();
+        load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &over).unwrap()
+    };
+    let d384 = dev(&["nand.dies_per_channel=15", "dram.size=\"4GiB\""]);
+    let d32t = dev(&[
+        "nand.channels=16",
+        "nand.dies_per_channel=32",
+        "nand.blocks_per_plane=2732",
+        "ftl.mapping_unit=\"16KiB\"",
+        "dram.size=\"8GiB\"",
+    ]);
+    assert!(d384.capacity_bytes() > 3_800_000_000_000);
+    assert!(d32t.capacity_bytes() > 32_000_000_000_000);
+    for (d, limit_bytes) in [(&d384, 8usize << 20), (&d32t, 64 << 20)] {
+        let mut ftl = Ftl::new(d, false);
+        let fresh = ftl.heap_bytes();
+        prepare(&mut ftl, d, DriveState::Full, 1);
+        // Blocks: 32 bytes of BlockInfo + programmed + a free-list entry each.
+        let blocks = ftl.blocks.len();
+        assert!(
+            fresh < limit_bytes && ftl.heap_bytes() <= fresh,
+            "{blocks} blocks"
+        );
+        assert_eq!(
+            ftl.l2p.materialised_chunks() + ftl.p2l.materialised_chunks(),
+            0
+        );
+        assert_eq!(ftl.mapped_units, ftl.host_units);
+        // One host write materialises one chunk of each map (the new location's p2l
+        // chunk and the old one's may differ: at most three).
+        let before = ftl.heap_bytes();
+        ftl.write_functional(12_345_678);
+        let grown = ftl.heap_bytes() - before;
+        assert!(
+            (2 << 20..=3 * (2 << 20)).contains(&grown),
+            "grew by {grown}"
+        );
+        assert!(ftl.l2p.materialised_chunks() == 1 && ftl.p2l.materialised_chunks() <= 2);
     }
 }

@@ -443,7 +443,7 @@ impl Ssd {
         let upp = self.geo.units_per_page;
         let mut valid = 0;
         for u in p..p + upp {
-            let lpn = self.ftl.p2l[u as usize];
+            let lpn = self.ftl.p2l.get(u as usize);
             if lpn != crate::ftl::UNMAPPED {
                 valid += 1;
                 // The relocation will update this map entry once the read is done.
@@ -501,7 +501,7 @@ impl Ssd {
         for u in tx.pun..tx.pun + tx.n {
             if let Some((new, full)) = self.ftl.relocate(u) {
                 if self.map.is_some() {
-                    let lpn = self.ftl.p2l[new as usize];
+                    let lpn = self.ftl.p2l.get(new as usize);
                     self.map_update(lpn, 1);
                 }
                 if let Some(s) = full {
