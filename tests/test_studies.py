@@ -383,3 +383,12 @@ def test_seed000_span_limits_every_test_and_is_checked(tmp_path, tiny_pair, caps
     assert main([*argv, "--span", "4MiB", "--number_ios", "200", "--out", str(out)]) == 0
     assert "LBA span: the first 4MiB of the drive." in capsys.readouterr().out
     assert len(_rows(out / "results.csv")) == 3
+
+
+def test_drive_states_names_a_bad_device(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["study", "drive-states", "--quick", "--device", "nosuch", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdlab: error: device: 'nosuch' is neither a preset")
+    assert "dram-ssd" in err
+    assert not (out / "runs").exists()  # stopped before the first point

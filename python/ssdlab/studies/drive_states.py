@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ssdlab import api
 from ssdlab.studies.common import num, run_points, table, write_outputs
 from ssdlab.workloads import WORKLOADS
 
@@ -39,6 +40,7 @@ COUNTS = {
 
 
 def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed: int = 1) -> str:
+    api.validate(device)  # a bad --device: the core's error, without the engine's point prefix
     scale = 8 if quick else 1
     # Points in run order: state, then test, so that the five tests of a state, which share
     # its prepared drive, are consecutive.
