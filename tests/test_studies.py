@@ -1,16 +1,66 @@
-"""Studies: the seed-004 map-cache experiment and the LBA-span sweep, small."""
+"""Studies, small: map-cache, lba-span, program-delay, drive-states and the seed-000 ones."""
 
+import contextlib
 import csv
 import importlib.util
+import io
 import re
+import shutil
 
 import pytest
 from ssdlab.cli import main
 
 
-def test_map_cache_study_quick(tmp_path, capsys):
-    assert main(["study", "map-cache", "--quick", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
+def _study(out, *argv) -> str:
+    """Run ``ssdlab study ARGV --out OUT``; its printed text."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["study", *argv, "--out", str(out)]) == 0
+    return buf.getvalue()
+
+
+# Each study runs once per module (they take seconds to a minute); its test checks the
+# results, its resume test reruns a copy with some points' Parquet files removed.
+MAP_CACHE = ("map-cache", "--quick")
+LBA_SPAN = ("lba-span", "--quick", "--number_ios", "20000")
+PROGRAM_DELAY = ("program-delay", "--quick")
+
+
+@pytest.fixture(scope="module")
+def slc_device(tmp_path_factory):
+    """tiny-test with a 3 MiB SLC area, for drive-states."""
+    import ssdlab
+
+    toml = ssdlab.preset_toml("tiny-test")
+    toml = toml.replace("pages_per_block = 8", "pages_per_block = 9")
+    toml = toml.replace("blocks_per_plane = 32", "blocks_per_plane = 40")
+    dev = tmp_path_factory.mktemp("dev") / "tiny-slc.toml"
+    dev.write_text(toml + '\n[slc]\nsize = "3MiB"\n')
+    return dev
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, slc_device):
+    """name -> (argv, out dir, printed text) of each study's run, made on first use."""
+    argvs = {
+        "map-cache": MAP_CACHE,
+        "lba-span": LBA_SPAN,
+        "program-delay": PROGRAM_DELAY,
+        "drive-states": ("drive-states", "--quick", "--device", str(slc_device)),
+    }
+    done = {}
+
+    def get(name):
+        if name not in done:
+            out = tmp_path_factory.mktemp(name) / "out"
+            done[name] = (argvs[name], out, _study(out, *argvs[name]))
+        return done[name]
+
+    return get
+
+
+def test_map_cache_study_quick(runs):
+    _, tmp_path, out = runs("map-cache")
     assert "READ (IOPS)" in out and "seed IOPS" in out and "map of map" in out
     with open(tmp_path / "map-cache.csv") as f:
         rows = list(csv.DictReader(f))
@@ -28,11 +78,8 @@ def test_map_cache_study_quick(tmp_path, capsys):
     assert (tmp_path / "map-cache.png").exists()
 
 
-def test_lba_span_study_quick(tmp_path, capsys):
-    assert (
-        main(["study", "lba-span", "--quick", "--number_ios", "20000", "--out", str(tmp_path)]) == 0
-    )
-    out = capsys.readouterr().out
+def test_lba_span_study_quick(runs):
+    _, tmp_path, out = runs("lba-span")
     assert "hmb-ssd max" in out and "dramless-ssd" in out
     with open(tmp_path / "lba-span.csv") as f:
         rows = list(csv.DictReader(f))
@@ -46,9 +93,8 @@ def test_lba_span_study_quick(tmp_path, capsys):
     assert max(dram) / min(dram) < 1.05
 
 
-def test_program_delay_study_quick(tmp_path, capsys):
-    assert main(["study", "program-delay", "--quick", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
+def test_program_delay_study_quick(runs):
+    _, tmp_path, out = runs("program-delay")
     assert "adaptive/default" in out and "seed adaptive" in out
     with open(tmp_path / "program-delay.csv") as f:
         rows = list(csv.DictReader(f))
@@ -62,28 +108,67 @@ def test_program_delay_study_quick(tmp_path, capsys):
     assert any(int(r["holds"]) > 0 for r in rows if r["policy"] == "adaptive")
 
 
-def test_drive_states_study_on_a_small_slc_drive(tmp_path, capsys):
-    import ssdlab
-
-    toml = ssdlab.preset_toml("tiny-test")
-    toml = toml.replace("pages_per_block = 8", "pages_per_block = 9")
-    toml = toml.replace("blocks_per_plane = 32", "blocks_per_plane = 40")
-    dev = tmp_path / "tiny-slc.toml"
-    dev.write_text(toml + '\n[slc]\nsize = "3MiB"\n')
-    out = tmp_path / "out"
-    assert main(["study", "drive-states", "--quick", "--device", str(dev), "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+def test_drive_states_study_on_a_small_slc_drive(runs):
+    _, out, text = runs("drive-states")
     assert "normal" in text and "sustain" in text and "aging" in text
     with open(out / "drive-states.csv") as f:
         rows = list(csv.DictReader(f))
     got = {(r["test"], r["state"]): r for r in rows}
     assert len(got) == 15
+    # The CSV's order: test, then state (the points run state by state).
+    assert [(r["test"], r["state"]) for r in rows[:3]] == [
+        ("seq-write-128k-t1-qd32", s) for s in ("normal", "sustain", "aging")
+    ]
     w = "rand-write-4k-t1-qd32"
     # Normal writes start in SLC, sustain ones never do; aging pays GC.
     assert float(got[(w, "normal")]["slc_hit_rate"]) > 0
     assert float(got[(w, "sustain")]["slc_hit_rate"]) == 0
     assert float(got[(w, "aging")]["gc_share"]) > 0
     assert float(got[(w, "aging")]["iops"]) < float(got[(w, "sustain")]["iops"])
+
+
+@pytest.mark.parametrize(
+    "name,points,drop",
+    [
+        ("map-cache", 16, [0, 7, 15]),
+        ("lba-span", 20, [0, 11]),
+        ("program-delay", 4, [2]),
+        ("drive-states", 15, [0, 14]),
+    ],
+)
+def test_study_resumes_from_its_parquet_results(runs, tmp_path, name, points, drop):
+    """A study runs on the sweep engine: one Parquet file per point under OUT/runs. Run
+    again on the same --out after losing some (a kill), it reruns only those, and its CSV
+    and printed tables are the same as the first run's."""
+    argv, first, text = runs(name)
+    out = tmp_path / "out"
+    shutil.copytree(first, out)
+    files = sorted((out / "runs").glob("*.parquet"))
+    assert len(files) == points
+    for i in drop:
+        files[i].unlink()
+    kept = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
+    (out / f"{name}.csv").unlink()
+    again = _study(out, *argv)
+    now = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
+    assert set(now) == {f.name for f in files}  # the lost points are back, no others
+    assert {k: now[k] for k in kept} == kept  # the kept points were not run again
+    assert (out / f"{name}.csv").read_text() == (first / f"{name}.csv").read_text()
+    assert again.replace(str(out), str(first)) == text
+
+
+def test_study_results_work_with_sweep_query_and_report(runs, capsys):
+    _, out, _ = runs("map-cache")
+    capsys.readouterr()
+    sql = (
+        "SELECT count(*) AS n, count(DISTINCT cache_bytes) AS caches, min(study) AS study, "
+        "sum(CASE WHEN status = 'ok' THEN 1 ELSE 0 END) AS ok FROM runs"
+    )
+    assert main(["sweep", "query", str(out), sql]) == 0
+    assert capsys.readouterr().out.splitlines() == ["n,caches,study,ok", "16,7,map-cache,16"]
+    assert main(["sweep", "report", str(out), "--out", str(out / "report.html"), "-q"]) == 0
+    page = (out / "report.html").read_text()
+    assert "segment_bytes" in page and "read_iops" in page
 
 
 # --- seed 000: hmb-vs-dram and hmb-size on tiny devices ----------------------------------
@@ -298,3 +383,12 @@ def test_seed000_span_limits_every_test_and_is_checked(tmp_path, tiny_pair, caps
     assert main([*argv, "--span", "4MiB", "--number_ios", "200", "--out", str(out)]) == 0
     assert "LBA span: the first 4MiB of the drive." in capsys.readouterr().out
     assert len(_rows(out / "results.csv")) == 3
+
+
+def test_drive_states_names_a_bad_device(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["study", "drive-states", "--quick", "--device", "nosuch", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdlab: error: device: 'nosuch' is neither a preset")
+    assert "dram-ssd" in err
+    assert not (out / "runs").exists()  # stopped before the first point

@@ -237,6 +237,41 @@ def test_devices_that_prepare_alike_share_one_prepared_drive(tmp_path):
     assert shared["read_lat_mean_ns"].nunique() == 2
 
 
+def test_only_drives_that_points_share_are_kept_for_reuse(tmp_path, monkeypatch):
+    """A prepared drive of one point is not cached: such points run side by side instead of
+    waiting for each other's turn at the process's one cached drive."""
+    from ssdlab.sweep import engine
+
+    calls = []
+    real = engine.run_chunk
+
+    def spy(key, items, reuse_prep):
+        calls.append((key, len(items), reuse_prep))
+        return real(key, items, reuse_prep)
+
+    monkeypatch.setattr(engine, "run_chunk", spy)
+    grid = dict(SMALL_GRID, axes=dict(SMALL_GRID["axes"], seed=[1, 2]))
+    points = expand(grid)  # 2 t_read x 2 seeds = 4 drives, 2 points each
+    lone = [dict(p, seed=3 + i) for i, p in enumerate(points[:2])]  # 2 drives of 1 point
+    df = engine.run_points(points + lone, tmp_path, workers=2)
+    assert len(df) == 10 and set(df["status"]) == {"ok"}
+    flags = {}
+    for key, _, reuse in calls:
+        flags.setdefault(key, set()).add(reuse)
+    assert sorted(tuple(v) for v in flags.values()) == [(False,)] * 2 + [(True,)] * 4
+    # Again with one point of a shared drive lost: it runs alone, without the cache.
+    calls.clear()
+    first = sorted((tmp_path / "runs").glob("*.parquet"))
+    by_key = {}
+    for job in engine.resolve_points(points):
+        by_key.setdefault(job["prep_key"], []).append(job["run_id"])
+    gone = next(iter(by_key.values()))[0]
+    (tmp_path / "runs" / f"{gone}.parquet").unlink()
+    engine.run_points(points + lone, tmp_path, workers=2)
+    assert [(n, reuse) for _, n, reuse in calls] == [(1, False)]
+    assert len(first) == 10
+
+
 def test_progress_line():
     import io
 

@@ -1,12 +1,16 @@
-"""Shared output helpers for studies: tables, CSV, plots."""
+"""What the studies share: running their points on the sweep engine, reading metrics from
+its result rows, and the outputs (tables, CSV, plots)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from ssdlab.cli import write_atomically
+from ssdlab.cli import UsageError, write_atomically
 
 
 def kib(n: int) -> str:
@@ -52,3 +56,74 @@ def wrote(csv_path: Path, png_path: Path, plotted: bool) -> str:
     if plotted:
         return f"wrote {csv_path} and {png_path}"
     return f"wrote {csv_path} (no plot: matplotlib not installed)"
+
+
+def write_outputs(out_dir: Path, name: str, columns: list[str], rows: list[dict], draw) -> str:
+    """``NAME.csv`` (``columns`` of ``rows``) and ``NAME.png`` (``draw(plt)``) in ``out_dir``;
+    the study's closing "wrote ..." line."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path, png_path = out_dir / f"{name}.csv", out_dir / f"{name}.png"
+    write_csv(csv_path, columns, rows)
+    return wrote(csv_path, png_path, plot(png_path, draw))
+
+
+# --- the sweep engine ----------------------------------------------------------------
+
+
+def run_points(runs: list[dict], out_dir: Path, *, workers: int | None = None) -> list[dict]:
+    """Run the points (``ssdlab.run`` arguments, plus ``params``: extra columns of their
+    rows) through the sweep engine and return one result row per point, in order.
+
+    Results go to ``out_dir/runs`` as Parquet (``ssdlab sweep query OUT SQL`` and ``ssdlab
+    sweep report OUT`` read them), so a study run again with the same ``--out`` (after a
+    kill, or with more points) runs only the points it does not have. Points that share a
+    prepared drive (same resolved device, state, seed and LBA area) reuse it; callers list
+    them consecutively. ``workers``: threads (default: every core). A failed point stops
+    the study with its error (it stays recorded in ``out_dir/runs``)."""
+    from ssdlab import api
+    from ssdlab.sweep.engine import resolve_points
+    from ssdlab.sweep.engine import run_points as engine_run
+
+    ids = [job["run_id"] for job in resolve_points(runs)] if runs else []
+    if len(ids) != len(runs):  # repeated points run once: find each point's run again
+        ids = [resolve_points([r])[0]["run_id"] for r in runs]
+    try:
+        df = engine_run(runs, out_dir, workers=workers)
+    finally:
+        api.clear_prepared()
+    by_id = {r["run_id"]: r for r in df.to_dict("records")}
+    rows = []
+    for point, rid in zip(runs, ids):
+        row = by_id[rid]
+        if row["status"] != "ok":
+            raise UsageError(
+                f"point {describe(point)}: {row['error']} (recorded in {out_dir / 'runs'}; "
+                "fix it and run again, or remove that directory)"
+            )
+        rows.append(row)
+    return rows
+
+
+def describe(point: Mapping[str, Any]) -> str:
+    """A point in an error message: its study parameters, or device, state and workload."""
+    params = {k: v for k, v in (point.get("params") or {}).items() if k != "study"}
+    if params:
+        return ", ".join(f"{k}={v}" for k, v in params.items())
+    return f"{point.get('device')} {point.get('state')} {point.get('workload')}"
+
+
+def num(row: Mapping[str, Any], column: str, default: float | None = None) -> Any:
+    """A metric of a result row; ``default`` where the run did not report it (the column
+    is missing, or empty because another run of the dataset has it)."""
+    v = row.get(column)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        if default is None:
+            raise KeyError(f"result row has no '{column}'")
+        return default
+    return v
+
+
+def count(row: Mapping[str, Any], column: str, default: int | None = None) -> int:
+    """An integer counter of a result row (Parquet may hand back a float where another run
+    left the column empty)."""
+    return int(num(row, column, default))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.studies.common import plot, table, write_csv, wrote
+from ssdlab.studies.common import num, run_points, table, write_outputs
 from ssdlab.workloads import WORKLOADS
 
 STATES = ["normal", "sustain", "aging"]
@@ -40,29 +40,40 @@ COUNTS = {
 
 
 def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed: int = 1) -> str:
+    api.validate(device)  # a bad --device: the core's error, without the engine's point prefix
     scale = 8 if quick else 1
+    # Points in run order: state, then test, so that the five tests of a state, which share
+    # its prepared drive, are consecutive.
     runs, keys = [], []
-    for name, _ in TESTS:
-        for state in STATES:
+    for state in STATES:
+        for name, _ in TESTS:
             wl = dict(WORKLOADS[name], number_ios=COUNTS[name] // scale)
             keys.append((name, state))
-            runs.append({"device": device, "workload": wl, "state": state, "seed": seed})
-    reports = api.run_many(runs, workers=1)
+            runs.append(
+                {
+                    "device": device,
+                    "workload": wl,
+                    "state": state,
+                    "seed": seed,
+                    "params": {"study": "drive-states", "test": name},
+                }
+            )
+    got = dict(zip(keys, run_points(runs, out_dir)))
     res = {}
-    for (name, state), r in zip(keys, reports):
-        direction = dict(TESTS)[name]
-        d = r["device"]
-        res[(name, state)] = {
-            "device": device,
-            "test": name,
-            "state": state,
-            "iops": r[direction]["iops"],
-            "bw_bytes": r[direction]["bw_bytes"],
-            "lat_mean_us": r[direction]["lat_ns"]["mean"] / 1e3,
-            "waf": d["ftl"]["waf"],
-            "slc_hit_rate": d["slc"]["slc_hit_rate"],
-            "gc_share": d["dies"]["gc_share"],
-        }
+    for name, direction in TESTS:  # the CSV's order: test, then state
+        for state in STATES:
+            r = got[(name, state)]
+            res[(name, state)] = {
+                "device": device,
+                "test": name,
+                "state": state,
+                "iops": num(r, f"{direction}_iops"),
+                "bw_bytes": num(r, f"{direction}_bw_bytes"),
+                "lat_mean_us": num(r, f"{direction}_lat_mean_ns") / 1e3,
+                "waf": num(r, "stats.ftl.waf"),
+                "slc_hit_rate": num(r, "stats.slc.slc_hit_rate"),
+                "gc_share": num(r, "stats.dies.gc_share"),
+            }
     rows = []
     for name, _ in TESTS:
         cells = []
@@ -99,7 +110,6 @@ def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed
     )
     if quick:
         text.append("quick mode: 1/8 of the I/Os per test.")
-    out_dir.mkdir(parents=True, exist_ok=True)
     cols = [
         "device",
         "test",
@@ -111,7 +121,6 @@ def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed
         "slc_hit_rate",
         "gc_share",
     ]
-    write_csv(out_dir / "drive-states.csv", cols, list(res.values()))
 
     def draw(plt):
         fig, axes = plt.subplots(1, len(TESTS), figsize=(16, 3.8))
@@ -128,6 +137,5 @@ def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed
         fig.tight_layout()
         return fig
 
-    plotted = plot(out_dir / "drive-states.png", draw)
-    text.append(wrote(out_dir / "drive-states.csv", out_dir / "drive-states.png", plotted))
+    text.append(write_outputs(out_dir, "drive-states", cols, list(res.values()), draw))
     return "\n\n".join(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.studies.common import plot, table, write_csv, wrote
+from ssdlab.studies.common import count, num, run_points, table, write_outputs
 
 GIB = 1 << 30
 SPANS_GIB = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -25,6 +25,9 @@ DEVICES = [
 def run_study(out_dir: Path, number_ios: int = 100_000, spans_gib=None, seed: int = 1) -> str:
     capacity = api.validate("dram-ssd")["capacity_bytes"]
     spans = [s * GIB for s in (spans_gib or SPANS_GIB)] + [capacity]
+    # Points in run order: device, then span. No two share a prepared drive: the hmb-ssd
+    # policies are different devices, and the engine (like the core's cache) keys a prepared
+    # drive by the workload's LBA area too, though a full drive's fill does not depend on it.
     runs, keys = [], []
     for label, dev, overrides in DEVICES:
         for span in spans:
@@ -42,17 +45,17 @@ def run_study(out_dir: Path, number_ios: int = 100_000, spans_gib=None, seed: in
                         "size": span,
                         "number_ios": number_ios,
                     },
+                    "params": {"study": "lba-span", "label": label, "span_bytes": span},
                 }
             )
-    reports = api.run_many(runs)
     res = {}
-    for (label, span), r in zip(keys, reports):
+    for (label, span), r in zip(keys, run_points(runs, out_dir)):
         res[(label, span)] = {
             "device": label,
             "span_bytes": span,
-            "iops": r["read"]["iops"],
-            "hit_rate": r["device"]["map"]["hit_rate"],
-            "hmb_granted_bytes": r["device"]["hmb"]["granted_bytes"],
+            "iops": num(r, "read_iops"),
+            "hit_rate": num(r, "stats.map.hit_rate"),
+            "hmb_granted_bytes": count(r, "stats.hmb.granted_bytes"),
         }
     names = [f"{s // GIB}G" if s % GIB == 0 else "full" for s in spans]
     rows = []
@@ -66,12 +69,7 @@ def run_study(out_dir: Path, number_ios: int = 100_000, spans_gib=None, seed: in
         + ", ".join(f"{k} {v >> 20} MiB" for k, v in grants.items() if k.startswith("hmb"))
         + ". Expected knee: span where span/4KiB x 4 B exceeds the map cache."
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_csv(
-        out_dir / "lba-span.csv",
-        ["device", "span_bytes", "iops", "hit_rate", "hmb_granted_bytes"],
-        list(res.values()),
-    )
+    columns = ["device", "span_bytes", "iops", "hit_rate", "hmb_granted_bytes"]
 
     def draw(plt):
         fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -89,6 +87,5 @@ def run_study(out_dir: Path, number_ios: int = 100_000, spans_gib=None, seed: in
         ax.legend()
         return fig
 
-    plotted = plot(out_dir / "lba-span.png", draw)
-    text.append(wrote(out_dir / "lba-span.csv", out_dir / "lba-span.png", plotted))
+    text.append(write_outputs(out_dir, "lba-span", columns, list(res.values()), draw))
     return "\n\n".join(text)

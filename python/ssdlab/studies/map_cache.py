@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ssdlab import api
-from ssdlab.studies.common import kib, plot, table, write_csv, wrote
+from ssdlab.studies.common import count, kib, num, run_points, table, write_outputs
 
 CACHES = [8, 16, 32, 64, 128, 256, 512]  # KiB
 SEGMENTS = [1, 2, 4, 8]  # KiB
@@ -32,10 +31,12 @@ SEED_MAP_OF_MAP = {1: 60960, 2: 30480, 4: 15240, 8: 7620}
 WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 1, "size": "1GiB", "number_ios": 20_000}
 
 
-def _runs(device: str, number_ios: int, seed: int):
+def _runs(device: str, number_ios: int, seed: int, out_dir: Path):
     grid = [(c, 2) for c in CACHES] + [(c, 8) for c in CACHES] + [(8, s) for s in SEGMENTS]
     grid = list(dict.fromkeys(grid))
     wl = dict(WORKLOAD, number_ios=number_ios)
+    # Every point is its own device (map.cache and map.segment differ), so no two share a
+    # prepared drive.
     runs = [
         {
             "device": device,
@@ -43,21 +44,21 @@ def _runs(device: str, number_ios: int, seed: int):
             "state": "full",
             "seed": seed,
             "set": {"map.tier": "sram", "map.cache": f"{c}KiB", "map.segment": f"{s}KiB"},
+            "params": {"study": "map-cache", "cache_bytes": c * 1024, "segment_bytes": s * 1024},
         }
         for c, s in grid
     ]
-    reports = api.run_many(runs)
+    rows = run_points(runs, out_dir)
     out = {}
-    for (c, s), r in zip(grid, reports):
-        m = r["device"]["map"]
+    for (c, s), r in zip(grid, rows):
         out[(c, s)] = {
             "cache_bytes": c * 1024,
             "segment_bytes": s * 1024,
-            "iops": r["read"]["iops"],
-            "hit_rate": m["hit_rate"],
-            "hits": m["hits"],
-            "map_of_map_bytes": m["placement"]["map_of_map_bytes"],
-            "mean_lat_us": r["read"]["lat_ns"]["mean"] / 1e3,
+            "iops": num(r, "read_iops"),
+            "hit_rate": num(r, "stats.map.hit_rate"),
+            "hits": count(r, "stats.map.hits"),
+            "map_of_map_bytes": count(r, "stats.map.placement.map_of_map_bytes"),
+            "mean_lat_us": num(r, "read_lat_mean_ns") / 1e3,
         }
     return out
 
@@ -65,7 +66,7 @@ def _runs(device: str, number_ios: int, seed: int):
 def run_study(
     out_dir: Path, device: str = "emmc-32g", number_ios: int = 20_000, seed: int = 1
 ) -> str:
-    res = _runs(device, number_ios, seed)
+    res = _runs(device, number_ios, seed, out_dir)
     text = []
     for seg, ref in ((2, SEED_2K), (8, SEED_8K)):
         rows = [res[(c, seg)] for c in CACHES]
@@ -114,9 +115,8 @@ def run_study(
         "transfer) relative to a hit, which depends on the emmc-32g timings (tR 60 us, "
         "200 MT/s), not fitted to the seed's device."
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
     rows = sorted(res.values(), key=lambda r: (r["segment_bytes"], r["cache_bytes"]))
-    write_csv(out_dir / "map-cache.csv", ["cache_bytes", "segment_bytes", "iops", "hit_rate"], rows)
+    columns = ["cache_bytes", "segment_bytes", "iops", "hit_rate"]
 
     def draw(plt):
         fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
@@ -135,6 +135,5 @@ def run_study(
         b.set_title("Map segment size")
         return fig
 
-    plotted = plot(out_dir / "map-cache.png", draw)
-    text.append(wrote(out_dir / "map-cache.csv", out_dir / "map-cache.png", plotted))
+    text.append(write_outputs(out_dir, "map-cache", columns, rows, draw))
     return "\n\n".join(text)

@@ -18,7 +18,7 @@ from pathlib import Path
 from ssdlab import api
 from ssdlab.cli import UsageError
 from ssdlab.studies import seed000_data as seed
-from ssdlab.studies.common import plot
+from ssdlab.studies.common import plot, run_points  # noqa: F401 (s.run_points)
 from ssdlab.workloads import WORKLOADS as NAMED
 
 # The drive states the studies run, by ssdlab name (docs/flash-management.md). The seed's
@@ -335,34 +335,6 @@ def write_plots(out_dir: Path, csv_path: Path, m: Matrix, draw) -> str:
         return f"wrote {csv_path} (no plots: matplotlib not installed)"
     n = len(written) - 1
     return f"wrote {csv_path} and {n} plot{'s' if n > 1 else ''} in {out_dir}"
-
-
-def run_points(runs: list[dict], out_dir: Path) -> list[dict]:
-    """Run the points through the sweep engine and return one result row per point, in
-    order. Results go to ``out_dir/runs`` as Parquet (``ssdlab sweep query OUT SQL`` reads
-    them), so a study run again with the same ``--out`` (after a kill, or to add states or
-    workloads) skips the points it has; every
-    point of one prepared drive reuses it (see the callers: such points are consecutive)."""
-    from ssdlab.sweep.engine import resolve_points
-    from ssdlab.sweep.engine import run_points as engine_run
-
-    ids = [job["run_id"] for job in resolve_points(runs)] if runs else []
-    try:
-        df = engine_run(runs, out_dir)
-    finally:
-        api.clear_prepared()
-    by_id = {r["run_id"]: r for r in df.to_dict("records")}
-    rows = []
-    for point, rid in zip(runs, ids):
-        row = by_id[rid]
-        if row["status"] != "ok":
-            raise UsageError(
-                f"point {point['device']} {point['state']} {point['workload']}: {row['error']} "
-                f"(recorded in {out_dir / 'runs'}; fix it and run again, or remove that "
-                "directory)"
-            )
-        rows.append(row)
-    return rows
 
 
 class Timer:

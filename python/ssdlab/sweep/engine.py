@@ -15,6 +15,9 @@ runs the chunks (a thread pool by default; a Dask client's ``get_executor()``; a
 process pool; submitit's or dask-jobqueue's through Dask). Rows come back to this
 process, which writes them (so workers need no shared file system).
 
+A point whose prepared drive no other point (still to run) shares runs without the cache,
+so such points run in parallel rather than one drive at a time.
+
 Simplifications: results are written when a chunk finishes, so a kill loses at most the
 chunks in flight (they are rerun); chunks of one group are capped at ``MAX_CHUNK``.
 """
@@ -27,6 +30,7 @@ import math
 import os
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from typing import Any
@@ -82,7 +86,13 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     own = executor is None
     pool = executor or ThreadPoolExecutor(max_workers=n_workers)
     try:
-        futures = [pool.submit(run_chunk, key, items, reuse_prep) for key, items in chunks]
+        # A drive only one point uses is not kept: such points run side by side instead of
+        # taking turns at the process's one cached drive (see worker.run_chunk).
+        shared = Counter(j["prep_key"] for j in todo)
+        futures = [
+            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1)
+            for key, items in chunks
+        ]
         for fut in as_completed(futures):
             for row in fut.result():
                 store.write(row)
