@@ -326,6 +326,7 @@ def test_ranges_and_per_direction_sizes_take_every_fio_spelling():
     want = re.escape("t.fio:3: bsrange=4k-64k,8k:16k: different read")
     with pytest.raises(Unsupported, match=want):
         _jf("[j]\nrw=randrw\nbsrange=4k-64k,8k:16k\n")
+    assert _jf("[j]\nbs=0x2000\n").jobs[0].spec["bs"] == "8192B"
     d = _jf("[j]\nrw=read:-8k\nbs=4k\n").jobs[0].spec
     assert d["seq_skip_back"] == "8192B" and "seq_skip" not in d
 

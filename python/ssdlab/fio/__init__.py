@@ -19,6 +19,7 @@ __all__ = [
     "JobFile",
     "JobFileError",
     "Unsupported",
+    "fio_doc",
     "format_output",
     "load_jobfile",
     "parse_text",
@@ -89,8 +90,8 @@ def run_jobfile(
 ) -> dict:
     """Simulate a fio job file and return fio's JSON document (json+ with `plus`)."""
     jf = load_jobfile(path, max_ios=max_ios)
-    doc, _ = simulate_jobfile(jf, device, state=state, seed=seed, set=set, plus=plus)
-    return doc
+    sim, _ = simulate_jobfile(jf, device, state=state, seed=seed, set=set)
+    return fio_doc(sim, jf, plus=plus)
 
 
 def simulate_jobfile(
@@ -100,14 +101,13 @@ def simulate_jobfile(
     state: str = "full",
     seed: int = 1,
     set: Any = None,
-    plus: bool = False,
     max_memory: int | None = None,
-    on_report=None,
-) -> tuple[dict, Any]:
+) -> tuple[Any, Any]:
     """Run a resolved job file (with its multi-run options: latency_target, flow, ss,
-    write_iolog, rate_min) and return (fio JSON document, the final Report)."""
+    write_iolog, rate_min) and return (the simulation, the final Report); `fio_doc`
+    makes fio's JSON document of the simulation."""
     from ssdlab import api
-    from ssdlab.fio.simulate import annotate, simulate
+    from ssdlab.fio.simulate import simulate
 
     cap = api.validate(device, set=set)["capacity_bytes"]
     last = {}
@@ -120,11 +120,14 @@ def simulate_jobfile(
         last["report"] = rep
         return rep.to_dict()
 
-    sim = simulate(jf, cap, run, seed=seed)
-    if on_report is not None:
-        on_report(last["report"])
-    doc = annotate(to_fio_json(sim.data, jf, plus=plus), jf, sim)
-    return doc, last["report"]
+    return simulate(jf, cap, run, seed=seed), last["report"]
+
+
+def fio_doc(sim: Any, jf: JobFile, plus: bool = False) -> dict:
+    """fio's JSON document (json+ with `plus`) of a `simulate_jobfile` result."""
+    from ssdlab.fio.simulate import annotate
+
+    return annotate(to_fio_json(sim.data, jf, plus=plus), jf, sim)
 
 
 def format_output(doc: dict, jf: JobFile, fmt: str) -> str:

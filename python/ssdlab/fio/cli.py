@@ -32,7 +32,14 @@ def register(sub) -> None:
 def cmd_fio(args: argparse.Namespace) -> int:
     from ssdlab import api
     from ssdlab.cli import UsageError, write_atomically
-    from ssdlab.fio import FORMATS, JobFileError, format_output, load_jobfile, simulate_jobfile
+    from ssdlab.fio import (
+        FORMATS,
+        JobFileError,
+        fio_doc,
+        format_output,
+        load_jobfile,
+        simulate_jobfile,
+    )
 
     fmts = [f.strip() for f in args.output_format.split(",") if f.strip()]
     for f in fmts:
@@ -61,15 +68,14 @@ def cmd_fio(args: argparse.Namespace) -> int:
     texts, reports = {}, {}
     for device in devices:
         api.validate(device, set=args.set)
-        docs = {}
         try:
-            for plus in sorted({f == "json+" for f in fmts}):
-                docs[plus], report = simulate_jobfile(
-                    jf, device, state=args.state, seed=args.seed, set=args.set, plus=plus
-                )
+            sim, report = simulate_jobfile(
+                jf, device, state=args.state, seed=args.seed, set=args.set
+            )
         except JobFileError as e:
             raise UsageError(str(e)) from None
         print_warnings(report)
+        docs = {plus: fio_doc(sim, jf, plus) for plus in {f == "json+" for f in fmts}}
         text = ""
         for f in fmts:
             text += format_output(docs[f == "json+"], jf, f)

@@ -174,6 +174,9 @@ _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmgtpe]?)(i?)(b?)\s*$", re.IGNORE
 def parse_size(text: str, where: str, name: str, kb_base: int = 1024) -> int:
     """fio sizes: a number with an optional k/m/g/t/p suffix (base kb_base, 1024 by
     default; KiB-style suffixes always 1024; a plain 'b' means bytes)."""
+    hexa = re.match(r"^\s*0x([0-9a-f]{1,16})\s*$", text, re.IGNORECASE)
+    if hexa:  # fio also takes hexadecimal byte counts
+        return int(hexa.group(1), 16)
     m = _SIZE.match(text)
     if not m:
         raise JobFileError(f"{where}: {name}={text}: expected a size such as 4k, 128KiB, 1m or 10g")
