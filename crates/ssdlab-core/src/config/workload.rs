@@ -157,10 +157,10 @@ pub struct WorkloadConfig {
     pub seq_skip: Size,
     /// fio's `rw=...:-size` for sequential patterns: bytes moved back after each I/O
     /// (more than the block size reads or writes backwards; wraps to the span's end).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_size")]
     pub seq_skip_back: Size,
     /// fio's `startdelay`: the job starts this long after its group (bare: seconds).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_secs")]
     pub startdelay: Secs,
     /// Cap on this job's bytes per second (fio's `rate`): each I/O's gap is its length
     /// at this rate (open-loop pacing, like `rate_iops`).
@@ -168,7 +168,7 @@ pub struct WorkloadConfig {
     pub rate_bytes: Option<Size>,
     /// fio's `rate_process`: `linear` (even gaps of 1/rate_iops) or `poisson`
     /// (exponentially distributed gaps with that mean).
-    #[serde(default = "default_rate_process")]
+    #[serde(default = "default_rate_process", skip_serializing_if = "is_linear")]
     pub rate_process: String,
     /// Seed of this job's random numbers (default: derived from the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,6 +180,17 @@ pub struct WorkloadConfig {
     /// Statistics of the trace from the loading pass (not an option).
     #[serde(skip)]
     pub trace_stats: Option<crate::trace::TraceStats>,
+}
+
+// New fields are left out of a report at their defaults (reports stay as they were).
+fn is_zero_size(s: &Size) -> bool {
+    s.bytes() == 0
+}
+fn is_zero_secs(s: &Secs) -> bool {
+    s.ns() == 0
+}
+fn is_linear(s: &str) -> bool {
+    s == "linear"
 }
 
 fn default_rate_process() -> String {
