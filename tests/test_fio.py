@@ -142,7 +142,7 @@ def test_every_example_job_file_is_accepted_or_refused_with_a_reason(monkeypatch
             ran.append(f.name)
     accepted = [n for n, (k, _, _) in out.items() if k == "accepted"]
     warned = [n for n, (k, _, _) in out.items() if k == "warned"]
-    refused = {n: m.split(": ", 2)[-1] for n, (k, m, _) in out.items() if k == "refused"}
+    refused = {n: m.split(": ", 1)[-1] for n, (k, m, _) in out.items() if k == "refused"}
     reasons: dict[str, int] = {}
     for why in refused.values():
         parts = why.split(": ")
