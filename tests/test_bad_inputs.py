@@ -94,6 +94,24 @@ CASES = [
     ("fio-unknown-option", "fio {tmp}/unknown.fio --device tiny-test", "unknown.fio:3"),
     ("fio-missing", "fio {tmp}/missing.fio --device tiny-test", "missing.fio"),
     ("fio-bad-format", "fio {tmp}/j.fio --device tiny-test --output-format xml", "--output-format"),
+    # item 7: fio job files from anywhere (limits on includes, text only, file:line)
+    ("fio-include-chain", "fio {tmp}/chain0.fio --parse-only", "in total"),
+    ("fio-include-self", "fio {tmp}/self.fio --parse-only", "self.fio:2: include"),
+    ("fio-include-dev-zero", "fio {tmp}/zero.fio --parse-only", "zero.fio:1: include /dev/zero"),
+    ("fio-include-binary", "fio {tmp}/incbin.fio --parse-only", "incbin.fio:2: include"),
+    ("fio-include-missing", "fio {tmp}/incmissing.fio --parse-only", "incmissing.fio:2"),
+    ("fio-include-directory", "fio {tmp}/incdir.fio --parse-only", "is a directory"),
+    ("fio-include-empty", "fio {tmp}/incempty.fio --parse-only", "incempty.fio:1: include"),
+    ("fio-binary-jobfile", "fio {tmp}/binary.fio --parse-only", "not a text file"),
+    ("fio-latin1-jobfile", "fio {tmp}/latin1.fio --parse-only", "not UTF-8"),
+    ("fio-huge-jobfile", "fio {tmp}/huge.fio --parse-only", "larger than the 1 MiB"),
+    ("fio-bs-400-digits", "fio {tmp}/bs400.fio --parse-only", "bs400.fio:2: bs="),
+    ("fio-runtime-400-digits", "fio {tmp}/rt400.fio --parse-only", "rt400.fio:2: runtime="),
+    ("fio-percentile-list-word", "fio {tmp}/pct.fio --parse-only", "pct.fio:2: percentile_list"),
+    ("fio-percentile-list-21", "fio {tmp}/pct21.fio --parse-only", "1 to 20 percentiles"),
+    ("fio-iodepth-huge", "fio {tmp}/qd.fio --parse-only", "qd.fio:2: iodepth="),
+    ("fio-engine-option", "fio {tmp}/engopt.fio --parse-only", "engopt.fio:3: port"),
+    ("fio-ss-bad", "fio {tmp}/ss.fio --parse-only", "ss.fio:2: ss=median:5"),
 ]
 
 # Workload flags and device overrides of `ssdlab run`: (flag or --set, value, field).
@@ -165,6 +183,26 @@ def tmp(tmp_path_factory):
     )
     (d / "bssplit.fio").write_text("[j]\nrw=randread\nbssplit=4k/4294967295:8k/101\n")
     (d / "unknown.fio").write_text("[j]\nrw=randread\nfrobnicate=1\n")
+    for i in range(8):  # each file includes the next ten times: 10^8 expansions
+        nxt = f"include chain{i + 1}.fio\n" * 10 if i < 7 else "[j]\nrw=read\n"
+        (d / f"chain{i}.fio").write_text(nxt)
+    (d / "self.fio").write_text("[j]\ninclude self.fio\n")
+    (d / "zero.fio").write_text("include /dev/zero\n[j]\n")
+    (d / "bin.dat").write_bytes(bytes(range(256)))
+    (d / "incbin.fio").write_text("[j]\ninclude bin.dat\n")
+    (d / "incmissing.fio").write_text("[j]\ninclude nothere.fio\n")
+    (d / "incdir.fio").write_text("[j]\ninclude dir\n")
+    (d / "incempty.fio").write_text("include \n[j]\n")
+    (d / "binary.fio").write_bytes(b"[j]\nrw=read\x00\x01\x02\n")
+    (d / "latin1.fio").write_bytes("[j]\ndescription=caf\u00e9\n".encode("latin-1"))
+    (d / "huge.fio").write_text("[j]\n" + "; padding\n" * 120_000)
+    (d / "bs400.fio").write_text("[j]\nbs=" + "7" * 400 + "\n")
+    (d / "rt400.fio").write_text("[j]\nruntime=" + "7" * 400 + "\n")
+    (d / "pct.fio").write_text("[j]\npercentile_list=50:ninety\n")
+    (d / "pct21.fio").write_text("[j]\npercentile_list=" + ":".join(["50"] * 21) + "\n")
+    (d / "qd.fio").write_text("[j]\niodepth=99999999999999999999999\n")
+    (d / "engopt.fio").write_text("[j]\nioengine=libaio\nport=8765\n")
+    (d / "ss.fio").write_text("[j]\nss=median:5\nss_dur=10\n")
     (d / "bad.toml").write_text("[nand]\nchannels = \"many\"\n")
     return d
 

@@ -4,6 +4,7 @@ type; the parser follows fio's syntax and never fails with anything but a clear 
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -70,32 +71,113 @@ def test_json_has_every_fio_key_with_its_type(sample, plus):
         assert sum(r["clat_ns"]["bins"].values()) == r["total_ios"]
 
 
+# The example files real fio 3.33 parses (`fio --parse-only`, Debian's fio 3.33); every one
+# that uses a block I/O engine and no zoned namespace must be accepted.
+FIO_333_PARSES = set("""
+1mbs_clients aio-read backwards-read basic-verify butterfly cmdprio-bssplit cmdprio-percentage
+cpp_null cpuio cross-stripe-verify dedupe-global dev-dax dircreate-ioengine dirdelete-ioengine
+dirstat-ioengine disk-zone-profile e4defrag e4defrag2 enospc-pressure exec exitwhat falloc
+filecreate-ioengine filedelete-ioengine filestat-ioengine fio-rand-RW fio-rand-read
+fio-rand-write fio-seq-RW fio-seq-read fio-seq-write fixed-rate-submission flow fsx ftruncate
+gfapi ime iometer-file-access-server jesd219 latency-profile libhdfs libiscsi libpmem
+libzbc-rand-write libzbc-seq-read mtd netio netio_multicast null numa page_fault
+poisson-rate-submission rados rand-zones rbd sg_verify-fail sg_verify sg_write_same_ndob
+ssd-steadystate ssd-test steadystate surface-scan tiobench-example uring-cmd-ng uring-cmd-zoned
+waitfor zbd-rand-write-trim-gc zbd-rand-write-zone-reset-gc zbd-rand-write zbd-seq-read zipf
+""".split())
+# Values for the environment variables some examples expect (their comments suggest them).
+EXAMPLE_ENV = {
+    "uri": "nbd+unix:///?socket=/tmp/ssdlab.sock", "FIO_BS": "4096", "FIO_RW": "randread",
+    "FIO_IODEPTH": "16", "FIO_DIR": "/tmp",
+}  # fmt: skip (the others: "x")
+
+
+def _outcome(f, cap):
+    """(kind, text, job file) of `ssdlab fio --parse-only` with the default drive:
+    accepted / warned (accepted, with no-effect warnings) / refused / error; the text of an
+    accepted file is why it does not fit the drive, if it does not."""
+    try:
+        jf = load_jobfile(f, max_ios=300)
+        finish(jf, cap)
+    except Unsupported as e:
+        return "refused", str(e), None
+    except JobFileError as e:
+        if "jf" in locals():
+            return ("warned" if jf.warnings else "accepted"), str(e), jf
+        return "error", str(e), None
+    return ("warned" if jf.warnings else "accepted"), "", jf
+
+
 @needs_shared
-def test_every_example_job_file_runs_or_is_rejected_with_a_reason(capsys):
+def test_every_example_job_file_is_accepted_or_refused_with_a_reason(monkeypatch):
     files = sorted(JOBS.glob("*.fio"))
     assert len(files) == 107
-    ran, rejected = [], {}
-    cap = ssdlab.validate("tiny-test")["capacity_bytes"]
+    # --parse-only checks against the default drive; runs use tiny-test when they fit.
+    cap = ssdlab.validate("client-tlc-dram")["capacity_bytes"]
+    tiny = ssdlab.validate("tiny-test")["capacity_bytes"]
+    out, env_needed, ran = {}, {}, []
     for f in files:
-        try:
-            jf = load_jobfile(f, max_ios=300)
-            jobs = finish(jf, cap)
-        except JobFileError as e:
-            msg = str(e)
-            assert "\n" not in msg and msg.startswith(str(f)), msg
-            rejected[f.name] = msg.split(": ", 2)[-1]
-            continue
-        r = ssdlab.run("tiny-test", {"jobs": jobs}, state="full")
-        assert len(r["jobs"]) == sum(int(j.spec.get("numjobs", 1)) for j in jf.jobs), f.name
-        ran.append(f.name)
-    with capsys.disabled():
-        print(f"\nfio example job files: {len(ran)} run, {len(rejected)} rejected")
-        for name, why in sorted(rejected.items()):
-            print(f"  {name}: {why}")
-    assert len(ran) + len(rejected) == 107
-    assert len(ran) >= 37
-    for must_run in ("fio-rand-read.fio", "fio-seq-write.fio", "ssd-test.fio", "zipf.fio"):
-        assert must_run in ran
+        kind, msg, jf = _outcome(f, cap)
+        if kind in ("refused", "error"):
+            # One line naming the file and line, the option and why.
+            assert "\n" not in msg and re.match(rf"{re.escape(str(f))}:\d+: \S", msg), msg
+        if kind == "error":
+            var = msg.split("${", 1)[1].split("}", 1)[0] if "${" in msg else None
+            assert var and "environment variable is not set" in msg, f"unclear outcome: {msg}"
+            with monkeypatch.context() as m:
+                for k in set(re.findall(r"\$\{(\w+)\}", f.read_text())):
+                    m.setenv(k, EXAMPLE_ENV.get(k, "x"))
+                kind2, msg2, jf = _outcome(f, cap)
+            assert kind2 != "error", msg2
+            env_needed[f.name] = (var, kind2, msg2)
+            kind, msg = kind2, msg2
+        out[f.name] = (kind, msg, jf)
+        if jf is not None:
+            try:
+                jobs = finish(jf, tiny)
+            except JobFileError:
+                continue  # e.g. offset_increment=124g: needs a larger drive than tiny-test
+            r = ssdlab.run("tiny-test", {"jobs": jobs}, state="fresh", verify=jf.verify)
+            assert len(r["jobs"]) == sum(int(j.spec.get("numjobs", 1)) for j in jf.jobs)
+            ran.append(f.name)
+    accepted = [n for n, (k, _, _) in out.items() if k == "accepted"]
+    warned = [n for n, (k, _, _) in out.items() if k == "warned"]
+    refused = {n: m.split(": ", 1)[-1] for n, (k, m, _) in out.items() if k == "refused"}
+    reasons: dict[str, int] = {}
+    for why in refused.values():
+        parts = why.split(": ")
+        key = (parts[1] if parts[0].startswith("[") else parts[0]).split("=")[0]  # the option
+        if "not block I/O" in why:
+            key = "engine not block I/O"
+        elif "zoned" in why:
+            key = "zoned namespaces"
+        reasons[key] = reasons.get(key, 0) + 1
+    why_text = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda x: -x[1]))
+    summary = (
+        f"fio example job files: 107: {len(accepted) + len(warned)} accepted "
+        f"({len(warned)} with no-effect warnings), {len(refused)} refused ({why_text}); "
+        f"{len(env_needed)} need environment variables (judged with them set); "
+        f"{len(ran)} ran on tiny-test"
+    )
+    print("\n" + summary)
+    for name in sorted(out):
+        kind, msg, jf = out[name]
+        env = f" [needs ${{{env_needed[name][0]}}}]" if name in env_needed else ""
+        if kind == "refused":
+            print(f"  refused  {name}{env}: {msg.split(': ', 1)[1]}")
+        else:
+            opts = ", ".join(w.split(": ")[1] for w in jf.warnings)
+            big = f" [does not fit client-tlc-dram: {msg.split(': ', 2)[2]}]" if msg else ""
+            print(f"  {kind:8} {name}{env}{big}" + (f" (no effect: {opts})" if opts else ""))
+    assert len(out) == 107
+    # Every example real fio 3.33 parses is accepted unless it is not block I/O or zoned.
+    for name in FIO_333_PARSES:
+        kind, msg, _ = out[name + ".fio"]
+        if kind == "refused":
+            assert "ioengine=" in msg or "zoned" in msg, f"{name}: {msg}"
+    assert len(accepted) + len(warned) >= 50
+    for must in ("fio-rand-read.fio", "ssd-test.fio", "zipf.fio", "nbd.fio", "flow.fio"):
+        assert out[must][0] in ("accepted", "warned"), (must, out[must][1])
 
 
 def test_parser_follows_fio_syntax(monkeypatch, tmp_path):
@@ -211,6 +293,7 @@ def test_cli_formats_and_parse_only(tmp_path, capsys):
     assert main(["fio", job, "--parse-only"]) == 0
     err = capsys.readouterr().err
     assert "not simulated: direct, filename, ioengine" in err
+    assert "fio-rand-read.fio:8: direct: no effect on the simulation" in err
     assert (
         main(["fio", job, "--device", "tiny-test", "--max-ios", "2000", "--output-format=terse"])
         == 0
@@ -227,3 +310,163 @@ def test_cli_formats_and_parse_only(tmp_path, capsys):
     assert "--output-format: 'xml' is not a format" in capsys.readouterr().err
     assert main(["fio", str(tmp_path / "nope.fio")]) == 2
     assert "cannot read job file" in capsys.readouterr().err
+
+
+def _jf(text, tmp_path=None):
+    return resolve(parse_text(text, "t.fio"))
+
+
+def test_ranges_and_per_direction_sizes_take_every_fio_spelling():
+    a = _jf("[j]\nrw=randrw\nbs=4k:64k\n").jobs[0].spec
+    assert a["bs"] == "4096B" and a["bs_write"] == "65536B"
+    b = _jf("[j]\nrw=randread\nbsrange=512:1M\n").jobs[0].spec
+    assert b["bsrange"] == ["512B", f"{1 << 20}B"]
+    c = _jf("[j]\nrw=randwrite\nbsrange=4k-64k,8k:16k\n").jobs[0].spec
+    assert c["bsrange"] == ["8192B", "16384B"]  # the write range for a writing job
+    want = re.escape("t.fio:3: bsrange=4k-64k,8k:16k: different read")
+    with pytest.raises(Unsupported, match=want):
+        _jf("[j]\nrw=randrw\nbsrange=4k-64k,8k:16k\n")
+    assert _jf("[j]\nbs=0x2000\n").jobs[0].spec["bs"] == "8192B"
+    d = _jf("[j]\nrw=read:-8k\nbs=4k\n").jobs[0].spec
+    assert d["seq_skip_back"] == "8192B" and "seq_skip" not in d
+
+
+def test_trimwrite_backwards_startdelay_poisson_fill_and_offset_increment_run():
+    jf = _jf(
+        "[tw]\nrw=trimwrite\nnumber_ios=200\n"
+        "[back]\nstonewall\nrw=read:-8k\nbs=4k\nnumber_ios=50\nstartdelay=1\n"
+        "[p]\nstonewall\nrw=randread\nrate_iops=2000\nrate_process=poisson\nruntime=1\n"
+        "[fill]\nstonewall\nrw=write\nbs=64k\nfill_device=1\noffset=50%\n"
+        "[inc]\nstonewall\nrw=write\nsize=1m\noffset_increment=4m\nnumjobs=3\nnumber_ios=8\n"
+    )
+    cap = ssdlab.validate("tiny-test")["capacity_bytes"]
+    jobs = finish(jf, cap)
+    assert [j["offset"] for j in jobs[-3:]] == ["0B", f"{4 << 20}B", f"{8 << 20}B"]
+    fill = jobs[3]
+    assert int(fill["size"][:-1]) == cap - int(fill["offset"][:-1])
+    r = ssdlab.run("tiny-test", {"jobs": jobs}, state="fresh").to_dict()
+    tw, back, p, fl = r["jobs"][:4]
+    assert tw["trim"]["total_ios"] == tw["write"]["total_ios"] == 100
+    assert back["read"]["total_ios"] == 50
+    assert 1800 < p["read"]["total_ios"] < 2200  # Poisson arrivals at 2000/s for 1 s
+    assert fl["write"]["io_bytes"] == int(fill["size"][:-1])
+
+
+def test_rate_is_bytes_per_second_as_in_fio():
+    # fio 3.33: rate=1250 is 1250 bytes/s (0.3 I/Os per second at 4 KiB).
+    jf = _jf("[j]\nrw=read\nrate=40k\ntime_based\nruntime=10\n")
+    r = ssdlab.run("tiny-test", {"jobs": finish(jf, 1 << 24)}, state="fresh")
+    assert 95 <= r["jobs"][0]["read"]["total_ios"] <= 101  # 10 I/Os per second
+
+
+def test_write_iolog_is_the_run_and_replays(tmp_path):
+    log = tmp_path / "out.iolog"
+    job = tmp_path / "j.fio"
+    job.write_text(f"[j]\nrw=randrw\nbs=4k\nnumber_ios=500\nwrite_iolog={log}\n")
+    doc = run_jobfile(job, device="tiny-test")
+    lines = log.read_text().splitlines()
+    assert lines[0] == "fio version 2 iolog" and lines[-1].endswith(" close")
+    ops = [ln.split()[1] for ln in lines[3:-1]]
+    j = doc["jobs"][0]
+    assert ops.count("read") == j["read"]["total_ios"] and ops.count("write") == j["write"][
+        "total_ios"
+    ]
+    from ssdlab.trace import trace_stats
+
+    assert trace_stats(str(log))["requests"] == 500  # ssdlab trace reads it back
+
+
+def test_steady_state_stops_the_job_and_reports_fios_keys(tmp_path):
+    job = tmp_path / "ss.fio"
+    job.write_text(
+        "[j]\nrw=randread\nrate_iops=500\ntime_based\nruntime=30\nss=iops:5%\nss_dur=3\n"
+        "ss_ramp=1\n"
+    )
+    doc = run_jobfile(job, device="tiny-test")
+    j = doc["jobs"][0]
+    ss = j["steadystate"]
+    # The keys and types of real fio 3.33's steadystate object.
+    assert set(ss) == {"ss", "duration", "attained", "criterion", "max_deviation", "slope",
+                       "data"}  # fmt: skip
+    assert set(ss["data"]) == {"bw_mean", "iops_mean", "iops", "bw"}
+    assert ss["attained"] == 1 and ss["ss"] == "iops:5.000000%" and ss["duration"] == 3
+    assert len(ss["data"]["iops"]) == 3 and abs(ss["data"]["iops_mean"] - 500) <= 5
+    assert 3000 <= j["job_runtime"] <= 5000  # stopped at ramp + duration, not at 30 s
+
+
+def test_latency_target_finds_the_queue_depth(tmp_path):
+    job = tmp_path / "lt.fio"
+    base = "[j]\nrw=randread\niodepth=64\nnumber_ios=3000\nlatency_percentile=99\n"
+    job.write_text(base + "latency_target=1s\n")
+    assert run_jobfile(job, device="tiny-test")["jobs"][0]["latency_depth"] == 64
+    job.write_text(base + "latency_target=1ns\n")
+    j = run_jobfile(job, device="tiny-test")["jobs"][0]
+    assert j["latency_depth"] == 1 and j["latency_target"] == 1
+    assert j["latency_percentile"] == 99.0
+
+
+def test_flow_keeps_the_ratio_of_weights(tmp_path):
+    job = tmp_path / "flow.fio"
+    job.write_text(
+        "[global]\ntime_based\nruntime=2\niodepth=8\n[a]\nrw=randread\nflow=3\n"
+        "[b]\nrw=randread\nflow=1\n"
+    )
+    a, b = run_jobfile(job, device="tiny-test")["jobs"]
+    assert abs(a["read"]["iops"] / b["read"]["iops"] - 3) < 0.1
+
+
+def test_rate_min_and_verify_are_reported(tmp_path):
+    job = tmp_path / "rm.fio"
+    job.write_text("[j]\nrw=randwrite\nnumber_ios=500\nrate_min=100g\nverify=crc32c\n")
+    jf = load_jobfile(job)
+    assert jf.verify and any("verify=crc32c: mapped" in w for w in jf.warnings)
+    doc = run_jobfile(job, device="tiny-test")
+    assert doc["ssdlab"]["rate_min_not_met"] == ["j"] and doc["ssdlab"]["verify"] is True
+    assert doc["ssdlab"]["oracle"]["mismatches"] == 0
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("[j]\nioengine=libaio\nhostname=h\n", "t.fio:3: hostname: an option of ioengine=net"),
+        ("[j]\npercentile_list=50:abc\n", "t.fio:2: percentile_list=50:abc: 'abc' is not"),
+        ("[j]\npercentile_list=50:101\n", "t.fio:2: percentile_list=50:101: '101' is not"),
+        ("[j]\nbs=" + "9" * 400 + "\n", "t.fio:2: bs=999"),
+        ("[j]\nruntime=" + "9" * 400 + "\n", "t.fio:2: runtime=999"),
+        ("[j]\niodepth=99999999999999999999\n", "t.fio:2: iodepth=99999999999999999999: out"),
+        ("[j]\nss=iops:5%\nss_dur=1500ms\n", "t.fio:1: [j]: ss_dur, ss_ramp and"),
+        ("[j]\nss=median:5\nss_dur=5\n", "t.fio:2: ss=median:5: expected iops:X"),
+        ("[j]\nrate_process=bursty\n", "t.fio:2: rate_process=bursty: allowed: linear, poisson"),
+        ("[j]\nrw=read\nfill_device=1\n", "t.fio:1: [j]: fill_device needs a writing pattern"),
+        ("[j]\nflow_watermark=1\n", "t.fio:2: flow_watermark: fio's flow_watermark"),
+        ("[j]\nfdp=1\n", "t.fio:2: fdp: flexible data placement"),
+        ("[j]\nioengine=frob\n", "t.fio:2: ioengine=frob: unknown I/O engine (block engines:"),
+        ("[j]\nramp_time=1\nruntime=5\nwrite_iolog=x\n", "t.fio:4: write_iolog: not with ramp"),
+    ],
+)
+def test_new_options_give_clear_errors(text, want):
+    with pytest.raises(JobFileError) as e:
+        resolve(parse_text(text, "t.fio"))
+    assert str(e.value).startswith(want), str(e.value)
+
+
+@needs_shared
+def test_docs_table_lists_every_example_option():
+    from ssdlab.fio.options import option_status
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "fio.md").read_text()
+    rows = {}
+    for line in doc.splitlines():
+        m = re.match(r"\| `([a-z_0-9]+)` \| (\d+) \| ([a-z ]+) \| (.*) \|$", line)
+        if m:
+            rows[m.group(1)] = (m.group(3), m.group(4))
+    names = set()
+    for f in JOBS.glob("*.fio"):
+        for line in f.read_text().splitlines():
+            line = line.strip()
+            if line and line[0] not in ";#[" and not line.startswith("include "):
+                names.add(re.split(r"[=\s;#]", line, maxsplit=1)[0].lower())
+    assert names == set(rows), sorted(names ^ set(rows))
+    for name, row in rows.items():
+        assert option_status(name) == row, name
+        assert row[1] != "not a fio option ssdlab knows", name

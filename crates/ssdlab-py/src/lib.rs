@@ -190,6 +190,32 @@ fn validate_workload(
     .expect("workload serialises"))
 }
 
+/// The I/Os a synthetic job issues, in order, as (kind, offset, length), kind 0 read,
+/// 1 write, 2 trim: clone `index` (numbered over the whole workload, as the simulator
+/// numbers them) of the one job in `workload_json`, at most `count` or until its stop
+/// rule. The sequence does not depend on timing, so it is the one a run issued (fio's
+/// `write_iolog`).
+#[pyfunction]
+fn job_ios(
+    workload_json: String,
+    capacity: u64,
+    seed: u64,
+    index: u32,
+    count: u64,
+) -> PyResult<Vec<(u8, u64, u64)>> {
+    let jobs = config::load_jobs(&workload_json, &[], capacity).map_err(cfg_err)?;
+    let w = jobs
+        .first()
+        .ok_or_else(|| PyValueError::new_err("job_ios: no job"))?;
+    let mut g = ssdlab_core::workload::JobGen::new(w, capacity, seed, index);
+    let mut out = Vec::new();
+    while (out.len() as u64) < count && g.can_issue(0) {
+        let io = g.next_io(0);
+        out.push((io.kind.index() as u8, io.offset, io.len));
+    }
+    Ok(out)
+}
+
 /// Statistics of a block trace from one streaming pass; returns JSON text.
 #[pyfunction]
 #[pyo3(signature = (path, format=None, skip_bad_lines=0, device=None))]
@@ -417,6 +443,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(job_ios, m)?)?;
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

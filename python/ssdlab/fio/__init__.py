@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ssdlab.fio.options import JobFile, Unsupported, finish, resolve
+from ssdlab.fio.options import JobFile, Unsupported, resolve
 from ssdlab.fio.output import to_fio_json, to_normal, to_terse
 from ssdlab.fio.parser import JobFileError, parse_file, parse_text
 
@@ -19,10 +19,12 @@ __all__ = [
     "JobFile",
     "JobFileError",
     "Unsupported",
+    "fio_doc",
     "format_output",
     "load_jobfile",
     "parse_text",
     "run_jobfile",
+    "simulate_jobfile",
     "to_pandas",
 ]
 
@@ -87,13 +89,45 @@ def run_jobfile(
     plus: bool = False,
 ) -> dict:
     """Simulate a fio job file and return fio's JSON document (json+ with `plus`)."""
-    from ssdlab import api
-
     jf = load_jobfile(path, max_ios=max_ios)
+    sim, _ = simulate_jobfile(jf, device, state=state, seed=seed, set=set)
+    return fio_doc(sim, jf, plus=plus)
+
+
+def simulate_jobfile(
+    jf: JobFile,
+    device: Any,
+    *,
+    state: str = "full",
+    seed: int = 1,
+    set: Any = None,
+    max_memory: int | None = None,
+) -> tuple[Any, Any]:
+    """Run a resolved job file (with its multi-run options: latency_target, flow, ss,
+    write_iolog, rate_min) and return (the simulation, the final Report); `fio_doc`
+    makes fio's JSON document of the simulation."""
+    from ssdlab import api
+    from ssdlab.fio.simulate import simulate
+
     cap = api.validate(device, set=set)["capacity_bytes"]
-    jobs = finish(jf, cap)
-    report = api.run(device, {"jobs": jobs}, state=state, seed=seed, set=set)
-    return to_fio_json(report.to_dict(), jf, plus=plus)
+    last = {}
+
+    def run(jobs, verify):
+        kw = {} if max_memory is None else {"max_memory": max_memory}
+        rep = api.run(
+            device, {"jobs": jobs}, state=state, seed=seed, set=set, verify=verify, **kw
+        )
+        last["report"] = rep
+        return rep.to_dict()
+
+    return simulate(jf, cap, run, seed=seed), last["report"]
+
+
+def fio_doc(sim: Any, jf: JobFile, plus: bool = False) -> dict:
+    """fio's JSON document (json+ with `plus`) of a `simulate_jobfile` result."""
+    from ssdlab.fio.simulate import annotate
+
+    return annotate(to_fio_json(sim.data, jf, plus=plus), jf, sim)
 
 
 def format_output(doc: dict, jf: JobFile, fmt: str) -> str:

@@ -32,9 +32,14 @@ def register(sub) -> None:
 def cmd_fio(args: argparse.Namespace) -> int:
     from ssdlab import api
     from ssdlab.cli import UsageError, write_atomically
-    from ssdlab.fio import FORMATS, JobFileError, format_output, load_jobfile
-    from ssdlab.fio.options import finish
-    from ssdlab.fio.output import to_fio_json
+    from ssdlab.fio import (
+        FORMATS,
+        JobFileError,
+        fio_doc,
+        format_output,
+        load_jobfile,
+        simulate_jobfile,
+    )
 
     fmts = [f.strip() for f in args.output_format.split(",") if f.strip()]
     for f in fmts:
@@ -46,6 +51,8 @@ def cmd_fio(args: argparse.Namespace) -> int:
         jf = load_jobfile(args.jobfile, max_ios="default" if args.max_ios is None else args.max_ios)
     except JobFileError as e:
         raise UsageError(str(e)) from None
+    for w in jf.warnings:
+        print(f"ssdlab: warning: {w}", file=sys.stderr)
     if jf.not_simulated:
         print(f"ssdlab: not simulated: {', '.join(jf.not_simulated)}", file=sys.stderr)
     if args.parse_only:
@@ -60,18 +67,18 @@ def cmd_fio(args: argparse.Namespace) -> int:
     outputs.check_json_flag(args.output, len(devices) > 1, "--output")
     texts, reports = {}, {}
     for device in devices:
-        cap = api.validate(device, set=args.set)["capacity_bytes"]
+        api.validate(device, set=args.set)
         try:
-            jobs = finish(jf, cap)
+            sim, report = simulate_jobfile(
+                jf, device, state=args.state, seed=args.seed, set=args.set
+            )
         except JobFileError as e:
             raise UsageError(str(e)) from None
-        report = api.run(device, {"jobs": jobs}, state=args.state, seed=args.seed, set=args.set)
         print_warnings(report)
-        data = report.to_dict()
+        docs = {plus: fio_doc(sim, jf, plus) for plus in {f == "json+" for f in fmts}}
         text = ""
         for f in fmts:
-            doc = to_fio_json(data, jf, plus=(f == "json+"))
-            text += format_output(doc, jf, f)
+            text += format_output(docs[f == "json+"], jf, f)
         label = compare.device_label(device)
         texts[label], reports[label] = text, report
     capped = [j.name for j in jf.jobs if j.capped]

@@ -17,6 +17,7 @@ reported in the JSON (``ssdlab.capped_jobs``), in the text output and on stderr.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,9 @@ from ssdlab.fio.parser import (
     JobFileError,
     Section,
     parse_bool,
+    parse_float,
     parse_int,
+    parse_range,
     parse_size,
     parse_time_ns,
 )
@@ -33,7 +36,7 @@ from ssdlab.fio.parser import (
 BLOCK_ENGINES = {
     "libaio", "io_uring", "io_uring_cmd", "sync", "psync", "vsync", "pvsync", "pvsync2",
     "posixaio", "solarisaio", "windowsaio", "mmap", "sg", "null", "libblkio", "xnvme",
-    "spdk", "splice", "nvme",
+    "spdk", "splice", "nvme", "nbd", "libiscsi",
 }  # fmt: skip
 # Engines that do something else; a job using one cannot be simulated.
 OTHER_ENGINES = {
@@ -45,7 +48,7 @@ OTHER_ENGINES = {
     "dircreate": "directory creation", "dirstat": "directory metadata",
     "dirdelete": "directory deletion", "ftruncate": "file truncation",
     "falloc": "file preallocation", "e4defrag": "ext4 defragmentation",
-    "mtd": "raw MTD flash", "libiscsi": "iSCSI over the network", "nbd": "NBD over the network",
+    "mtd": "raw MTD flash",
     "ime": "DDN IME", "dfs": "DAOS", "libcufile": "GPU direct storage",
     "libhipfile": "GPU direct storage", "dev-dax": "persistent memory",
     "libpmem": "persistent memory", "libzbc": "zoned block devices",
@@ -54,79 +57,210 @@ OTHER_ENGINES = {
     "ime_aio": "DDN IME",
 }  # fmt: skip
 
-# Accepted and reported once as not simulated (host-side or output-only settings).
-NOT_SIMULATED = {
-    "ioengine", "filename", "directory", "direct", "buffered", "thread", "invalidate",
-    "nrfiles", "nr_files", "openfiles", "filename_format", "create_on_open",
-    "allow_file_create", "unlink", "fallocate", "gtod_reduce", "cpus_allowed",
-    "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy", "exitall",
-    "exit_what", "continue_on_error", "ignore_error", "error_dump", "mem", "iomem",
-    "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
-    "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low",
-    "io_submit_mode", "sqthread_poll", "sqthread_poll_cpu", "registerfiles", "fixedbufs",
-    "hipri", "nonvectored", "prio", "prioclass", "cmdprio", "cmdprio_class",
-    "cmdprio_percentage", "cmdprio_bssplit", "log_prio", "buffer_pattern",
-    "scramble_buffers", "refill_buffers", "zero_buffers", "buffer_compress_percentage",
-    "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
-    "dedupe_global", "verify", "do_verify", "verify_pattern", "verify_interval",
-    "verify_fatal", "verify_async", "verify_backlog", "verify_dump", "verify_write_sequence",
-    "write_lat_log", "write_bw_log", "write_iops_log", "log_avg_msec", "log_offset",
-    "per_job_logs", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
-    "clat_percentiles", "lat_percentiles", "slat_percentiles", "block_error_percentiles",
-    "description", "blockalign", "ba", "norandommap", "random_generator", "fsync",
-    "fdatasync", "sync", "end_fsync", "fsync_on_close", "create_serialize", "readfua",
-    "writefua", "uid", "gid", "nice", "kb_base", "unit_base", "group_reporting",
-    "stats", "clocksource", "thinktime_spin", "overwrite", "inplace", "pre_read",
-    "randrepeat", "skip_bad", "busy_poll", "grace_time", "cpumode", "cpuload",
-    "libblkio_driver", "libblkio_path", "sg_write_mode", "write_mode", "pi_act", "pi_chk",
-    "apptag", "apptag_mask", "md_per_io_size", "fdp", "fdp_pli", "num_range",
-    "atomic", "timeout", "std_redirect", "percentile_list", "donorname", "threads",
-    "cmd_type", "replay_redirect",
+# Accepted with a warning: options with no effect on what the simulated drive sees (or
+# sees differently only in ways the model does not represent). name -> why. Listed by
+# `--parse-only` and every run on stderr, in the JSON's `ssdlab.not_simulated`, and in
+# docs/fio.md.
+_FILES = "host file/device setup; the simulated drive is the target"
+_CPU = "host CPU, NUMA and process placement; the model has no host CPU"
+_ENGINE = "host I/O engine submission mechanics; the model refills its queue at each completion"
+_PRIO = "I/O priority; the simulated drive does not schedule by priority"
+_DATA = "buffer contents; the model carries no data (no compression or deduplication)"
+_VERIFY = "verify detail; with verify, ssdlab's read-after-write oracle checks every read"
+_LOG = "logging or reporting switch; ssdlab reports its own statistics"
+_ERR = "I/O error handling; the simulated drive returns no errors"
+_RAND = "host random number choice; ssdlab's offsets come from its own seeded generator"
+_SYNC = ("flush/sync calls; the model's host has no page cache and the workload generator "
+         "issues no Flush commands")
+_PI = "end-to-end protection information; metadata is not transferred in the model"
+_TIMING = "host timing detail; the model has no host-side clock or CPU"
+NO_EFFECT: dict[str, str] = {
+    **dict.fromkeys((
+        "filename", "directory", "nrfiles", "nr_files", "openfiles", "filename_format",
+        "create_on_open", "allow_file_create", "unlink", "fallocate", "create_serialize",
+        "invalidate", "pre_read", "overwrite", "file_service_type", "uri",
+        "libblkio_driver", "libblkio_path", "cmd_type", "replay_redirect", "sg_write_mode",
+        "write_mode", "pool", "volume",
+    ), _FILES),
+    "direct": "host page cache; every simulated I/O reaches the drive, as with direct=1",
+    "buffered": "host page cache; every simulated I/O reaches the drive, as with direct=1",
+    **dict.fromkeys((
+        "thread", "threads", "cpus_allowed", "cpus_allowed_policy", "cpumask",
+        "numa_cpu_nodes", "numa_mem_policy", "nice", "uid", "gid", "mem", "iomem",
+    ), _CPU),
+    **dict.fromkeys((
+        "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
+        "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low",
+        "io_submit_mode", "sqthread_poll", "sqthread_poll_cpu", "registerfiles", "fixedbufs",
+        "hipri", "nonvectored", "busy_poll",
+    ), _ENGINE),
+    **dict.fromkeys((
+        "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
+        "cmdprio_bssplit", "log_prio",
+    ), _PRIO),
+    **dict.fromkeys((
+        "buffer_pattern", "scramble_buffers", "refill_buffers", "zero_buffers",
+        "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage",
+        "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global",
+    ), _DATA),
+    **dict.fromkeys((
+        "verify_pattern", "verify_interval", "verify_fatal", "verify_async", "verify_backlog",
+        "verify_dump", "verify_write_sequence", "verify_state_save", "verify_state_load",
+    ), _VERIFY),
+    **dict.fromkeys((
+        "write_lat_log", "write_bw_log", "write_iops_log", "write_hist_log", "log_avg_msec",
+        "log_hist_msec", "log_offset", "per_job_logs", "disable_lat", "disable_clat",
+        "disable_slat", "disable_bw_measurement", "clat_percentiles", "lat_percentiles",
+        "slat_percentiles", "block_error_percentiles", "description", "stats", "unit_base",
+    ), _LOG),
+    **dict.fromkeys(("continue_on_error", "ignore_error", "error_dump", "skip_bad"), _ERR),
+    **dict.fromkeys(("randrepeat", "random_generator", "norandommap"), _RAND),
+    **dict.fromkeys(
+        ("fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close"), _SYNC
+    ),
+    **dict.fromkeys(("pi_act", "pi_chk", "apptag", "apptag_mask", "md_per_io_size"), _PI),
+    **dict.fromkeys(
+        ("gtod_reduce", "clocksource", "thinktime_spin", "grace_time", "cpumode", "cpuload"),
+        _TIMING,
+    ),
+    "readfua": "Force Unit Access reads; the model's reads always come from NAND or its caches "
+    "as they would",
+    "writefua": "Force Unit Access writes; the model acknowledges writes from its write "
+    "buffer (FUA is not modelled)",
+    "flow_sleep": "flow control's retry wait; ssdlab paces flow groups by rate instead",
+    "atomic": "atomic writes; simulated writes are never torn",
+    "num_range": "ranges per trim command; the model trims each range as one command",
+    "exitall": "ends all jobs when one finishes; ssdlab runs every job to its own end",
+    "exit_what": "ends jobs when one finishes; ssdlab runs every job to its own end",
+    "blockalign": "offset alignment; ssdlab aligns offsets to the job's smallest block size",
+    "ba": "offset alignment; ssdlab aligns offsets to the job's smallest block size",
+    "inplace": "e4defrag engine detail",
+    "donorname": "e4defrag engine detail",
+    "std_redirect": "exec engine detail",
 }  # fmt: skip
 
-# Options whose meaning the simulator cannot honour: a job using one is rejected.
+# Options simulated (or mapped) by ssdlab, with what they become; docs/fio.md's table.
+SIMULATED: dict[str, str] = {
+    "name": "the job's name",
+    "rw": "the access pattern (with :N and :±size modifiers; trimwrite, randtrimwrite)",
+    "readwrite": "as rw",
+    "bs": "block size per direction (read,write,trim; ',' or ':' between directions)",
+    "blocksize": "as bs",
+    "bsrange": "random block size in [lo, hi] (lo-hi or lo:hi)",
+    "blocksize_range": "as bsrange",
+    "bssplit": "weighted block sizes (the read split when directions differ)",
+    "iodepth": "queue depth per job",
+    "numjobs": "clones of the job",
+    "rwmixread": "read share of a mixed pattern",
+    "rwmixwrite": "write share of a mixed pattern",
+    "size": "the job's LBA span (default: the whole drive; % of the drive)",
+    "filesize": "as size",
+    "offset": "start of the span (bytes or % of the drive)",
+    "offset_increment": "each clone's offset moves by this much",
+    "io_size": "bytes per job before it stops",
+    "io_limit": "as io_size",
+    "number_ios": "I/Os per job before it stops",
+    "runtime": "simulated run time",
+    "timeout": "as runtime",
+    "time_based": "run for runtime, however much I/O that takes",
+    "ramp_time": "warm-up excluded from the statistics",
+    "startdelay": "the job starts this long after its group",
+    "loops": "repeats the I/O amount",
+    "random_distribution": "random, zipf, pareto, normal, zoned",
+    "percentage_random": "share of random offsets",
+    "randseed": "the job's seed",
+    "thinktime": "pause after thinktime_blocks I/Os",
+    "thinktime_blocks": "I/Os between pauses",
+    "rate_iops": "open-loop submission rate",
+    "rate": "submission rate in bytes/s (each I/O's gap is its length at the rate)",
+    "rate_process": "linear (even gaps) or poisson (exponential gaps)",
+    "rate_min": "checked after the run: a job below it is marked as failed (error 5, as fio)",
+    "ratemin": "as rate_min",
+    "read_iolog": "replays the I/O log",
+    "replay_no_stall": "replays the log as fast as the drive allows",
+    "replay_time_scale": "replays the log's timing scaled",
+    "write_iolog": "writes the simulated run's I/Os as a fio iolog v2 file",
+    "fill_device": "size = the rest of the drive from offset; the job writes it once",
+    "verify": "turns on the model's read-after-write oracle (any method but 0/null)",
+    "do_verify": "do_verify=0 turns verify off",
+    "flow": "jobs sharing a flow_id are paced in the ratio of their weights (from a first "
+    "run's rates)",
+    "flow_id": "the flow group (default 0)",
+    "stonewall": "a new phase after every earlier job",
+    "wait_for_previous": "as stonewall",
+    "new_group": "a new phase (ssdlab's reporting groups are its phases)",
+    "wait_for": "a new phase after the named job",
+    "steadystate": "fio's steady-state detection on the simulated I/O (1 s samples); the job "
+    "stops when attained",
+    "ss": "as steadystate",
+    "steadystate_duration": "window of the steady-state check",
+    "ss_dur": "as steadystate_duration",
+    "steadystate_ramp_time": "time before steady-state checks start",
+    "ss_ramp": "as steadystate_ramp_time",
+    "steadystate_check_interval": "seconds between steady-state samples (default 1)",
+    "ss_interval": "as steadystate_check_interval",
+    "latency_target": "finds the highest queue depth up to iodepth whose latency percentile "
+    "meets the target, then runs at it",
+    "latency_window": "the window each tried queue depth runs for",
+    "latency_percentile": "the percentile compared with latency_target",
+    "group_reporting": "fio's per-group report",
+    "percentile_list": "the reported percentiles (up to 20, each in (0, 100])",
+    "kb_base": "1000 or 1024 for the k/m/g suffixes of the options after it",
+    "ioengine": "block engines (libaio, io_uring, sync, nbd, ...) are replaced by the simulated "
+    "NVMe path; other engines are refused",
+}
+
+# Options whose meaning the simulator cannot honour: a job using one is refused.
 UNSUPPORTED = {
     "zonemode": "zoned namespaces are not modelled",
     "zonesize": "zoned namespaces are not modelled",
+    "zonerange": "zoned namespaces are not modelled",
+    "zonecapacity": "zoned namespaces are not modelled",
     "zoneskip": "zoned namespaces are not modelled",
     "max_open_zones": "zoned namespaces are not modelled",
+    "job_max_open_zones": "zoned namespaces are not modelled",
     "zone_reset_threshold": "zoned namespaces are not modelled",
     "zone_reset_frequency": "zoned namespaces are not modelled",
     "read_beyond_wp": "zoned namespaces are not modelled",
-    "write_iolog": "I/O logs are not written",
-    "steadystate": "fio's steady-state detection is not simulated",
-    "ss": "fio's steady-state detection is not simulated",
-    "ss_dur": "fio's steady-state detection is not simulated",
-    "ss_ramp": "fio's steady-state detection is not simulated",
-    "steadystate_duration": "fio's steady-state detection is not simulated",
-    "steadystate_ramp_time": "fio's steady-state detection is not simulated",
-    "steadystate_check_interval": "fio's steady-state detection is not simulated",
-    "flow": "fio's flow control between jobs is not simulated",
-    "flow_sleep": "fio's flow control between jobs is not simulated",
-    "latency_target": "fio's latency-target queue-depth search is not simulated",
-    "latency_window": "fio's latency-target queue-depth search is not simulated",
-    "latency_percentile": "fio's latency-target queue-depth search is not simulated",
-    "rate_process": "Poisson arrivals are not simulated",
-    "ratemin": "minimum-rate checks are not simulated",
-    "rate_min": "minimum-rate checks are not simulated",
-    "sprandom": "sprandom preconditioning is not simulated",
-    "spr_op": "sprandom preconditioning is not simulated",
-    "spr_num_regions": "sprandom preconditioning is not simulated",
-    "offset_increment": "per-clone offsets are not simulated",
-    "random_sequence_stride": "random_sequence_stride is not simulated",
-    "startdelay": "delayed job starts are not simulated",
-    "trim_percentage": "trims mixed into writes are not simulated",
-    "pingpong": "network options",
-    "verify_only": "verify-only runs need stored data",
-    "fill_device": "fill_device is not simulated (use size)",
-    "experimental_verify": "verify needs stored data",
-    "trim_verify_zero": "verify needs stored data",
+    "fdp": "flexible data placement (FDP) is not modelled: it changes where the drive "
+    "places data",
+    "fdp_pli": "flexible data placement (FDP) is not modelled",
+    "fdp_pli_select": "flexible data placement (FDP) is not modelled",
+    "flow_watermark": "fio's flow_watermark is not modelled (flow weights are)",
+    "sprandom": "sprandom preconditioning is not modelled (use --state steady)",
+    "spr_op": "sprandom preconditioning is not modelled",
+    "spr_num_regions": "sprandom preconditioning is not modelled",
+    "random_sequence_stride": "random_distribution=sequence is not modelled",
+    "trim_percentage": "trims mixed into writes (trim_percentage) are not modelled",
+    "trim_backlog": "trims mixed into writes are not modelled",
+    "trim_backlog_batch": "trims mixed into writes are not modelled",
+    "verify_only": "verify-only runs read data written by an earlier run",
+    "experimental_verify": "experimental verify replays written data",
+    "trim_verify_zero": "trim verification reads trimmed data",
+    "pingpong": "network engine option",
 }
+
+# Options of engines ssdlab refuses: using one names the engine it belongs to.
+ENGINE_OPTIONS = {
+    **dict.fromkeys(("hostname", "port", "protocol", "listen", "interface", "ttl",
+                     "nodelay", "window_size", "mss"), "net"),
+    **dict.fromkeys(("verb", "bindname"), "rdma"),
+    **dict.fromkeys(("https", "http_verbose", "http_mode", "http_host", "http_user",
+                     "http_pass", "http_s3_key", "http_s3_keyid", "http_s3_region",
+                     "http_swift_auth_token", "http_s3_storage_class",
+                     "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm"), "http"),
+    **dict.fromkeys(("clientname", "rbdname", "busy_poll_rbd", "conf", "clustername"),
+                    "rbd"),
+    "brick": "gfapi", "nfs_url": "nfs", "program": "exec", "arguments": "exec",
+    "cont": "dfs", "chunk_size": "dfs", "object_class": "dfs", "namenode": "libhdfs",
+    "hdfsdirectory": "libhdfs", "gpu_dev_ids": "libcufile", "cuda_io": "libcufile",
+    "rocm_io": "libhipfile", "gpu_dev_id": "rdma",
+}  # fmt: skip
 
 RW_NAMES = {
     "read": "read", "write": "write", "trim": "trim", "randread": "randread",
     "randwrite": "randwrite", "randtrim": "randtrim", "rw": "rw", "readwrite": "rw",
-    "randrw": "randrw",
+    "randrw": "randrw", "trimwrite": "trimwrite", "randtrimwrite": "randtrimwrite",
 }  # fmt: skip
 
 
@@ -144,6 +278,13 @@ class Job:
     percentile_list: list[float] | None = None
     capped: bool = False
     time_based: bool = False
+    verify: bool = False
+    rate_min: int = 0  # bytes/s, checked after the run
+    ss: dict[str, Any] | None = None  # steady-state detection: kind, limit, pct, dur, ramp
+    latency_target: dict[str, Any] | None = None  # target_ns, window_ns, percentile
+    write_iolog: str | None = None
+    flow: int = 0  # weight in its flow group (0: not flow-controlled)
+    flow_id: int = 0
 
     def describe(self) -> str:
         """One line, e.g. ``randread-4k \u00d74: randread 4KiB QD32, 30 s``."""
@@ -185,10 +326,21 @@ class JobFile:
     jobs: list[Job]
     global_opts: dict[str, str | None]
     not_simulated: list[str] = field(default_factory=list)
+    # "file:line: option: no effect on the simulation (why)", one per option name.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def verify(self) -> bool:
+        return any(j.verify for j in self.jobs)
 
 
 def _bs_list(v: str, where: str, name: str, kb: int) -> list[int]:
-    return [parse_size(x, where, name, kb) for x in v.split(",") if x.strip()]
+    """Per-direction values: fio 3.33 takes ',' and ':' (and, for bs, '-') between the
+    read, write and trim values (observed: bs=4k:64k is 4 KiB reads, 64 KiB writes)."""
+    parts = re.split(r"[,:]", v)
+    if len(parts) == 1 and "-" in v:
+        parts = v.split("-")
+    return [parse_size(x, where, name, kb) for x in parts if x.strip()]
 
 
 def _bssplit(v: str, where: str, kb: int) -> list[list[Any]]:
@@ -224,6 +376,7 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
     global_view: dict[str, str | None] = {}
     jobs: list[Job] = []
     not_sim: list[str] = []
+    warnings: dict[str, str] = {}
     group = 0
     for sec in sections:
         if sec.name == "global":
@@ -240,14 +393,14 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
                     f"{o.where}: wait_for={(o.value or '').strip()}: no earlier job of that name "
                     f"(earlier jobs: {earlier})"
                 )
-        job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed)
+        job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed, warnings)
         if new_phase and jobs:
             group += 1
         job.spec["group"] = group
         jobs.append(job)
     if not jobs:
         raise JobFileError(f"{sections[0].where if sections else 'job file'}: no job sections")
-    return JobFile(jobs, global_view, sorted(set(not_sim)))
+    return JobFile(jobs, global_view, sorted(set(not_sim)), list(warnings.values()))
 
 
 def _iolog_path(v: str, where: str) -> str:
@@ -262,7 +415,39 @@ def _iolog_path(v: str, where: str) -> str:
     return str(beside if beside.exists() else p)
 
 
-def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_timed: bool):
+def _ss_criterion(v: str, w: str, n: str) -> dict[str, Any]:
+    """fio's steady-state criterion: iops, bw, lat (mean latency, newer fio), iops_slope
+    or bw_slope, ':' and a limit, a percentage of the mean or (iops) I/Os per second /
+    (bw) bytes per second / (lat) nanoseconds."""
+    kind, _, lim = v.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in ("iops", "bw", "lat", "iops_slope", "bw_slope") or not lim.strip():
+        raise JobFileError(
+            f"{w}: {n}={v}: expected iops:X, bw:X, lat:X, iops_slope:X or bw_slope:X (X a "
+            "number or a percentage)"
+        )
+    lim = lim.strip()
+    pct = lim.endswith("%")
+    if pct:
+        limit = parse_float(lim[:-1], w, n, 0, 100)
+    elif kind.startswith("bw"):
+        limit = float(parse_size(lim, w, n))
+    elif kind == "lat":
+        limit = float(parse_time_ns(lim, w, n, default_unit="us"))
+    else:
+        limit = parse_float(lim, w, n, 0, 1e15)
+    return {"kind": kind, "limit": limit, "pct": pct, "text": v.strip()}
+
+
+def _job(
+    sec: Section,
+    opts,
+    own,
+    not_sim: list[str],
+    max_ios: int | None,
+    cap_timed: bool,
+    warnings: dict[str, str],
+):
     kb = 1024  # kb_base applies to the options after it, as fio parses in order
     spec: dict[str, Any] = {"name": sec.name}
     new_phase = False
@@ -271,6 +456,23 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
     size = None
     gr = False
     pct_list = None
+    fill = False
+    rate_min = 0
+    verify = False
+    do_verify = True
+    verify_cmd = False
+    ss: dict[str, Any] = {}
+    lt: dict[str, Any] = {}
+    lt_where = sec.where
+    iolog_out = None
+    iolog_where = sec.where
+    flow = flow_id = 0
+    bsrange_where = None
+
+    def warn(o, why: str) -> None:
+        not_sim.append(o.name)
+        if o.name not in warnings:
+            warnings[o.name] = f"{o.where}: {o.name}: no effect on the simulation ({why})"
     # The engine decides whether the job is block I/O at all (and which options exist).
     for o in opts:
         if o.name == "ioengine":
@@ -284,6 +486,11 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
         n, v, w = o.name, o.value, o.where
         if n in UNSUPPORTED:
             raise Unsupported(f"{w}: {n}: {UNSUPPORTED[n]}")
+        if n in ENGINE_OPTIONS:
+            raise JobFileError(
+                f"{w}: {n}: an option of ioengine={ENGINE_OPTIONS[n]}, which this job does "
+                "not use (and ssdlab does not simulate)"
+            )
         if n == "ioengine":
             eng = (v or "").split(":")[0].strip()
             if eng in OTHER_ENGINES:
@@ -291,8 +498,14 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
                     f"{w}: ioengine={eng}: does {OTHER_ENGINES[eng]}, not block I/O to a drive"
                 )
             if eng not in BLOCK_ENGINES:
-                raise JobFileError(f"{w}: ioengine={eng}: unknown I/O engine")
-            not_sim.append("ioengine")
+                raise JobFileError(
+                    f"{w}: ioengine={eng}: unknown I/O engine (block engines: "
+                    f"{', '.join(sorted(BLOCK_ENGINES))})"
+                )
+            if eng == "null":
+                warn(o, "a real run with the null engine does no I/O; ssdlab simulates the drive")
+            else:
+                warn(o, "block I/O engine; the simulated NVMe path replaces it")
             continue
         if n == "kb_base":
             kb = parse_int(v or "", w, n)
@@ -303,11 +516,37 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
             gr = parse_bool(v, w, n)
             continue
         if n == "percentile_list" and v:
-            pct_list = [float(x) for x in v.replace(",", ":").split(":") if x.strip()]
-            not_sim.append(n)
+            pct_list = []
+            for x in (x for x in v.replace(",", ":").split(":") if x.strip()):
+                try:
+                    pct_list.append(parse_float(x, w, n, 1e-9, 100))
+                except JobFileError:
+                    raise JobFileError(
+                        f"{w}: percentile_list={v}: '{x.strip()}' is not a percentile "
+                        "(allowed: numbers above 0 up to 100, separated by ':')"
+                    ) from None
+            if not 1 <= len(pct_list) <= 20:
+                raise JobFileError(f"{w}: percentile_list={v}: give 1 to 20 percentiles")
             continue
-        if n in NOT_SIMULATED:
-            not_sim.append(n)
+        if n in ("direct", "buffered"):
+            buffered = parse_bool(v, w, n) == (n == "buffered")
+            why = NO_EFFECT[n]
+            if buffered:
+                why += "; a real run with the page cache would differ"
+            warn(o, why)
+            continue
+        if n in ("sg_write_mode", "write_mode"):
+            mode = (v or "write").strip().lower()
+            if mode.startswith("verify"):
+                verify_cmd = True
+                warn(o, f"{n}={mode}: the drive's verify commands are simulated as reads")
+            elif mode != "write":
+                warn(o, f"{n}={mode}: simulated as plain writes")
+            else:
+                warn(o, NO_EFFECT[n])
+            continue
+        if n in NO_EFFECT:
+            warn(o, NO_EFFECT[n])
             continue
         if v is None and n not in (
             "time_based", "stonewall", "wait_for_previous", "new_group", "norandommap",
@@ -318,38 +557,50 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
         elif n in ("rw", "readwrite"):
             base, _, mod = v.partition(":")
             base = base.strip()
-            if base in ("trimwrite", "randtrimwrite"):
-                raise Unsupported(f"{w}: rw={v}: trim-then-write patterns are not simulated")
             if base not in RW_NAMES:
                 raise JobFileError(f"{w}: rw={v}: unknown pattern (allowed: {', '.join(RW_NAMES)})")
             spec["rw"] = RW_NAMES[base]
-            if mod.strip().startswith("-"):
-                raise Unsupported(f"{w}: rw={v}: backwards sequential I/O is not simulated")
-            if mod.strip():
+            spec.pop("seq_skip", None)
+            spec.pop("seq_skip_back", None)
+            spec.pop("random_run", None)
+            mod = mod.strip()
+            if mod:
                 if base.startswith("rand"):
-                    spec["random_run"] = parse_int(mod.strip(), w, "rw")
+                    spec["random_run"] = parse_int(mod, w, "rw", 1, 1 << 32)
+                elif mod.startswith("-"):
+                    spec["seq_skip_back"] = f"{parse_size(mod[1:], w, 'rw', kb)}B"
                 else:
-                    spec["seq_skip"] = f"{parse_size(mod.strip(), w, 'rw', kb)}B"
+                    spec["seq_skip"] = f"{parse_size(mod.lstrip('+'), w, 'rw', kb)}B"
         elif n in ("bs", "blocksize"):
             sizes = _bs_list(v, w, n, kb)
             if not sizes:
                 raise JobFileError(f"{w}: {n}={v}: expected a block size")
+            odd = next((b for b in sizes if b % 512), None)
+            if odd is not None:
+                raise Unsupported(
+                    f"{w}: {n}={v}: a {odd}-byte block is not simulated (extended-LBA formats "
+                    "with metadata are not modelled; block sizes are multiples of 512 bytes)"
+                )
             spec["bs"] = f"{sizes[0]}B"
             if len(sizes) > 1 and sizes[1] != sizes[0]:
                 spec["bs_write"] = f"{sizes[1]}B"
         elif n in ("bsrange", "blocksize_range"):
-            lo, _, hi = v.split(",")[0].partition("-")
-            spec["bsrange"] = [f"{parse_size(lo, w, n, kb)}B", f"{parse_size(hi or lo, w, n, kb)}B"]
+            ranges = [parse_range(x, w, n, kb) for x in v.split(",") if x.strip()]
+            if not ranges:
+                raise JobFileError(f"{w}: {n}={v}: expected a range such as 4k-64k or 512:1M")
+            bsrange_where = (w, v, n)
+            spec["bsrange"] = [f"{ranges[0][0]}B", f"{ranges[0][1]}B"]
+            spec["_bsrange_write"] = ranges[1] if len(ranges) > 1 else ranges[0]
         elif n == "bssplit":
             spec["bssplit"] = _bssplit(v, w, kb)
         elif n == "iodepth":
-            spec["iodepth"] = parse_int(v, w, n)
+            spec["iodepth"] = parse_int(v, w, n, 1, 65536)
         elif n == "numjobs":
-            spec["numjobs"] = parse_int(v, w, n)
+            spec["numjobs"] = parse_int(v, w, n, 1, 4096)
         elif n == "rwmixread":
-            spec["rwmixread"] = parse_int(v, w, n)
+            spec["rwmixread"] = parse_int(v, w, n, 0, 100)
         elif n == "rwmixwrite":
-            spec["rwmixread"] = 100 - parse_int(v, w, n)
+            spec["rwmixread"] = 100 - parse_int(v, w, n, 0, 100)
         elif n in ("size", "filesize"):
             size = v
         elif n == "offset":
@@ -358,6 +609,57 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
             spec["io_size"] = f"{parse_size(v, w, n, kb)}B"
         elif n == "number_ios":
             spec["number_ios"] = parse_int(v, w, n)
+        elif n == "offset_increment":
+            spec["_offset_increment"] = parse_size(v, w, n, kb)
+        elif n == "fill_device":
+            fill = parse_bool(v, w, n)
+        elif n == "startdelay":
+            if "-" in v or ":" in v:
+                raise JobFileError(
+                    f"{w}: startdelay={v}: a random start delay range is not supported "
+                    "(give one time)"
+                )
+            spec["startdelay"] = f"{parse_time_ns(v, w, n)}ns"
+        elif n == "rate_process":
+            if v.strip() not in ("linear", "poisson"):
+                raise JobFileError(f"{w}: rate_process={v}: allowed: linear, poisson")
+            spec["rate_process"] = v.strip()
+        elif n in ("rate_min", "ratemin"):
+            vals = [parse_size(x, w, n, kb) for x in v.split(",") if x.strip()]
+            rate_min = max(vals) if vals else 0
+        elif n == "verify":
+            verify = v.strip().lower() not in ("0", "null", "")
+            if verify:
+                warnings.setdefault(
+                    "verify",
+                    f"{w}: verify={v.strip()}: mapped to ssdlab's read-after-write oracle, which "
+                    "checks every read of the run; fio's read-back pass after the writes is "
+                    "not issued",
+                )
+        elif n == "do_verify":
+            do_verify = parse_bool(v, w, n)
+        elif n in ("steadystate", "ss"):
+            ss["spec"] = _ss_criterion(v, w, n)
+        elif n in ("steadystate_duration", "ss_dur"):
+            ss["dur_ns"] = parse_time_ns(v, w, n)
+        elif n in ("steadystate_ramp_time", "ss_ramp"):
+            ss["ramp_ns"] = parse_time_ns(v, w, n)
+        elif n in ("steadystate_check_interval", "ss_interval"):
+            ss["interval_ns"] = parse_time_ns(v, w, n)
+        elif n == "latency_target":
+            lt["target_ns"] = parse_time_ns(v, w, n, default_unit="us")
+            lt_where = w
+        elif n == "latency_window":
+            lt["window_ns"] = parse_time_ns(v, w, n, default_unit="us")
+        elif n == "latency_percentile":
+            lt["percentile"] = parse_float(v, w, n, 1e-9, 100)
+        elif n == "flow":
+            flow = parse_int(v, w, n, 0, 1 << 31)
+        elif n == "flow_id":
+            flow_id = parse_int(v, w, n, 0, 1 << 31)
+        elif n == "write_iolog":
+            iolog_out = v.strip()
+            iolog_where = w
         elif n in ("runtime", "timeout"):
             spec["runtime"] = f"{parse_time_ns(v, w, n)}ns"
         elif n == "time_based":
@@ -365,7 +667,7 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
         elif n == "ramp_time":
             spec["ramp_time"] = f"{parse_time_ns(v, w, n)}ns"
         elif n == "loops":
-            loops = parse_int(v, w, n)
+            loops = parse_int(v, w, n, 1, 1 << 32)
         elif n == "random_distribution":
             spec["random_distribution"] = v.strip()
         elif n == "read_iolog":
@@ -386,13 +688,15 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
         elif n == "thinktime":
             spec["thinktime"] = f"{parse_time_ns(v, w, n, default_unit='us')}ns"
         elif n == "thinktime_blocks":
-            spec["thinktime_blocks"] = parse_int(v, w, n)
+            spec["thinktime_blocks"] = parse_int(v, w, n, 1, 1 << 32)
         elif n == "rate_iops":
-            vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
+            vals = [parse_int(x, w, n, 1) for x in v.split(",") if x.strip()]
             spec["rate_iops"] = max(vals)
         elif n == "rate":
             vals = [parse_size(x, w, n, kb) for x in v.split(",") if x.strip()]
-            spec["_rate_bytes"] = max(vals)
+            if max(vals) == 0:
+                raise JobFileError(f"{w}: rate={v}: must be above 0 bytes/s")
+            spec["rate_bytes"] = f"{max(vals)}B"
         elif n in ("stonewall", "wait_for_previous", "new_group"):
             if parse_bool(v, w, n):
                 new_phase = True
@@ -400,9 +704,75 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
             new_phase = True
         else:
             raise JobFileError(f"{w}: {n}: unknown or unsupported fio option")
-    if "_rate_bytes" in spec:
-        bs = parse_size(spec.get("bs", "4096B")[:-1], sec.where, "bs")
-        spec["rate_iops"] = max(1, spec.pop("_rate_bytes") // bs)
+    rw = spec.get("rw", "read")
+    if "_bsrange_write" in spec:
+        lo_hi = spec.pop("_bsrange_write")
+        read_range = tuple(parse_size(x[:-1], sec.where, "bsrange") for x in spec["bsrange"])
+        if lo_hi != read_range:
+            if rw in ("rw", "randrw"):
+                w, v, n = bsrange_where
+                raise Unsupported(
+                    f"{w}: {n}={v}: different read and write ranges in one mixed job are not "
+                    "simulated (give one range)"
+                )
+            if "write" in rw:
+                spec["bsrange"] = [f"{lo_hi[0]}B", f"{lo_hi[1]}B"]
+    if verify_cmd:
+        # SCSI/NVMe verify commands: the drive reads the blocks, nothing is written.
+        spec["rw"] = {"write": "read", "randwrite": "randread"}.get(rw, rw)
+    if fill:
+        if "write" not in rw:
+            raise JobFileError(
+                f"{sec.where}: [{sec.name}]: fill_device needs a writing pattern (rw={rw})"
+            )
+        size = None  # the rest of the drive from offset, written once (fio: until ENOSPC)
+    ss_job = None
+    if ss:
+        dur = ss.get("dur_ns", 0)
+        if "spec" not in ss:
+            raise JobFileError(f"{sec.where}: [{sec.name}]: ss_dur/ss_ramp need ss=...")
+        if dur == 0:  # fio: a zero duration (the default) turns detection off
+            warnings.setdefault(
+                "ss", f"{sec.where}: ss: no effect on the simulation (ss_dur is 0, as in fio)"
+            )
+        elif (
+            dur % 10**9
+            or ss.get("ramp_ns", 0) % 10**9
+            or ss.get("interval_ns", 10**9) % 10**9
+            or not ss.get("interval_ns", 10**9)
+            or dur % ss.get("interval_ns", 10**9)
+        ):
+            raise JobFileError(
+                f"{sec.where}: [{sec.name}]: ss_dur, ss_ramp and steadystate_check_interval "
+                "must be whole seconds, the duration a multiple of the interval"
+            )
+        else:
+            ss_job = {
+                **ss["spec"],
+                "dur_s": dur // 10**9,
+                "ramp_s": ss.get("ramp_ns", 0) // 10**9,
+                "interval_s": ss.get("interval_ns", 10**9) // 10**9,
+            }
+    if lt:
+        if "target_ns" not in lt:
+            raise JobFileError(
+                f"{lt_where}: [{sec.name}]: latency_window/latency_percentile need "
+                "latency_target"
+            )
+        lt.setdefault("window_ns", 0)
+        lt.setdefault("percentile", 100.0)
+    if iolog_out is not None:
+        if not iolog_out:
+            raise JobFileError(f"{iolog_where}: write_iolog: needs a file name")
+        if "read_iolog" in own or any(o.name == "read_iolog" for o in opts):
+            raise JobFileError(
+                f"{iolog_where}: write_iolog: not with read_iolog (the log replayed is the log)"
+            )
+        if "ramp_time" in spec:
+            raise Unsupported(
+                f"{iolog_where}: write_iolog: not with ramp_time (the I/Os of the ramp are "
+                "not counted, so the log cannot be cut where the run was)"
+            )
     if size is not None:
         spec["_size"] = size
     if not time_based and "runtime" in spec and "io_size" not in spec and "number_ios" not in spec:
@@ -413,7 +783,22 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
         spec.pop("io_size", None)
     if loops > 1:
         spec["_loops"] = loops
-    job = Job(spec["name"], sec.where, own, spec, gr, pct_list, time_based=time_based)
+    job = Job(
+        spec["name"],
+        sec.where,
+        own,
+        spec,
+        gr,
+        pct_list,
+        time_based=time_based,
+        verify=verify and do_verify,
+        rate_min=rate_min,
+        ss=ss_job,
+        latency_target=lt or None,
+        write_iolog=iolog_out,
+        flow=flow,
+        flow_id=flow_id,
+    )
     # A replayed log is finite and replayed whole (fio does the same); a job with a
     # runtime runs its simulated time unless the cap was asked for explicitly.
     timed = "runtime" in spec and not cap_timed
@@ -430,8 +815,13 @@ def _job(sec: Section, opts, own, not_sim: list[str], max_ios: int | None, cap_t
 
 def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
     """The ssdlab jobs for a drive of `capacity_bytes` (sizes in % resolved)."""
+    return [s for _, s in finish_owned(jf, capacity_bytes)]
+
+
+def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, Any]]]:
+    """`finish`, each ssdlab job with the index of the job section it comes from."""
     out = []
-    for job in jf.jobs:
+    for ji, job in enumerate(jf.jobs):
         s = dict(job.spec)
         size = s.pop("_size", None)
         span = capacity_bytes
@@ -456,6 +846,12 @@ def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
         if s.pop("_io_size_is_size", False) or loops > 1:
             base = int(s["io_size"][:-1]) if "io_size" in s else span
             s["io_size"] = f"{base * loops}B"
+        if "runtime" not in s and "io_size" not in s and "_trace" not in s:
+            # fio's default stop: io_size = size, one pass (number_ios only stops sooner).
+            s["io_size"] = f"{span * loops}B"
+            if job.capped and span * loops // _min_bs(s) <= s.get("number_ios", 0):
+                s.pop("number_ios")  # the pass ends before the cap: no cap applies
+                job.capped = False
         trace = s.pop("_trace", None)
         if trace is not None:
             if "path" not in trace:
@@ -467,9 +863,34 @@ def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
                 s["trace"]["max_requests"] = s["number_ios"]
             for k in ("rw", "bs", "number_ios", "io_size", "runtime", "size", "offset"):
                 s.pop(k, None)
+        inc = s.pop("_offset_increment", 0)
         _check(s, job, capacity_bytes)
-        out.append(s)
+        n = int(s.get("numjobs", 1))
+        if inc and n > 1:
+            # fio: clone i starts at offset + i * offset_increment (same size).
+            for i in range(n):
+                c = dict(s, numjobs=1, offset=f"{off_b + i * inc}B")
+                c["size"] = f"{min(span, max(0, capacity_bytes - off_b - i * inc))}B"
+                if int(c["size"][:-1]) < 512:
+                    raise JobFileError(
+                        f"{job.where}: [{job.name}]: offset_increment: clone {i} starts at "
+                        f"{off_b + i * inc} bytes, beyond the drive's {capacity_bytes} bytes"
+                    )
+                _check(c, job, capacity_bytes)
+                out.append((ji, c))
+        else:
+            out.append((ji, s))
     return out
+
+
+def _min_bs(s: dict) -> int:
+    """The smallest block size a resolved ssdlab job issues."""
+    sizes = [s.get("bs", "4096B"), s.get("bs_write", s.get("bs", "4096B"))]
+    if "bsrange" in s:
+        sizes = [s["bsrange"][0]]
+    if s.get("bssplit"):
+        sizes = [b for b, _ in s["bssplit"]]
+    return max(512, min(int(str(b).rstrip("B")) for b in sizes))
 
 
 def _pct(text: str) -> float:
@@ -500,3 +921,19 @@ def _check(spec: dict, job: Job, capacity_bytes: int) -> None:
     except _core.ConfigError as e:
         first = str(e).splitlines()[0].split(": ", 1)[-1]
         raise Unsupported(f"{job.where}: [{job.name}]: {first}") from None
+
+
+def option_status(name: str) -> tuple[str, str]:
+    """How ssdlab treats a fio option: (status, what it becomes or why), status one of
+    simulated, no effect, refused (docs/fio.md's table)."""
+    n = name.lower()
+    if n in SIMULATED:
+        return "simulated", SIMULATED[n]
+    if n in NO_EFFECT:
+        return "no effect", NO_EFFECT[n]
+    if n in UNSUPPORTED:
+        return "refused", UNSUPPORTED[n]
+    if n in ENGINE_OPTIONS:
+        eng = ENGINE_OPTIONS[n]
+        return "refused", f"an option of ioengine={eng}, which is refused ({OTHER_ENGINES[eng]})"
+    return "refused", "not a fio option ssdlab knows"

@@ -24,10 +24,16 @@ pub enum Rw {
     Rw,
     #[serde(rename = "randrw")]
     RandRw,
+    /// fio's `trimwrite`: each block is trimmed, then written (sequential).
+    #[serde(rename = "trimwrite")]
+    TrimWrite,
+    /// fio's `randtrimwrite`: the same at random offsets.
+    #[serde(rename = "randtrimwrite")]
+    RandTrimWrite,
 }
 
 pub const RW_ALLOWED: &str =
-    "read, write, trim, randread, randwrite, randtrim, rw (readwrite), randrw";
+    "read, write, trim, randread, randwrite, randtrim, rw (readwrite), randrw, trimwrite, randtrimwrite";
 
 impl Rw {
     pub fn parse(s: &str) -> Result<Rw, String> {
@@ -40,6 +46,8 @@ impl Rw {
             "randtrim" => Rw::RandTrim,
             "rw" | "readwrite" => Rw::Rw,
             "randrw" => Rw::RandRw,
+            "trimwrite" => Rw::TrimWrite,
+            "randtrimwrite" => Rw::RandTrimWrite,
             _ => {
                 return Err(format!(
                     "rw: '{s}' is not a workload pattern (allowed: {RW_ALLOWED})"
@@ -50,7 +58,7 @@ impl Rw {
     pub fn is_random(self) -> bool {
         matches!(
             self,
-            Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw
+            Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw | Rw::RandTrimWrite
         )
     }
     pub fn is_mixed(self) -> bool {
@@ -147,6 +155,21 @@ pub struct WorkloadConfig {
     /// fio's `rw=...:size` for sequential patterns: bytes skipped after each I/O.
     #[serde(default)]
     pub seq_skip: Size,
+    /// fio's `rw=...:-size` for sequential patterns: bytes moved back after each I/O
+    /// (more than the block size reads or writes backwards; wraps to the span's end).
+    #[serde(default, skip_serializing_if = "is_zero_size")]
+    pub seq_skip_back: Size,
+    /// fio's `startdelay`: the job starts this long after its group (bare: seconds).
+    #[serde(default, skip_serializing_if = "is_zero_secs")]
+    pub startdelay: Secs,
+    /// Cap on this job's bytes per second (fio's `rate`): each I/O's gap is its length
+    /// at this rate (open-loop pacing, like `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bytes: Option<Size>,
+    /// fio's `rate_process`: `linear` (even gaps of 1/rate_iops) or `poisson`
+    /// (exponentially distributed gaps with that mean).
+    #[serde(default = "default_rate_process", skip_serializing_if = "is_linear")]
+    pub rate_process: String,
     /// Seed of this job's random numbers (default: derived from the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randseed: Option<u64>,
@@ -157,6 +180,21 @@ pub struct WorkloadConfig {
     /// Statistics of the trace from the loading pass (not an option).
     #[serde(skip)]
     pub trace_stats: Option<crate::trace::TraceStats>,
+}
+
+// New fields are left out of a report at their defaults (reports stay as they were).
+fn is_zero_size(s: &Size) -> bool {
+    s.bytes() == 0
+}
+fn is_zero_secs(s: &Secs) -> bool {
+    s.ns() == 0
+}
+fn is_linear(s: &str) -> bool {
+    s == "linear"
+}
+
+fn default_rate_process() -> String {
+    "linear".into()
 }
 
 fn default_hundred() -> u32 {
@@ -412,6 +450,9 @@ impl WorkloadConfig {
         if self.rate_iops == Some(0) {
             errs.push("rate_iops: must be > 0".into());
         }
+        if self.rate_bytes.is_some_and(|r| r.bytes() == 0) {
+            errs.push("rate_bytes: must be > 0".into());
+        }
         if self.percentage_random > 100 {
             errs.push(format!(
                 "percentage_random: {} must be 0..100",
@@ -420,6 +461,21 @@ impl WorkloadConfig {
         }
         if self.random_run == 0 {
             errs.push("random_run: must be > 0".into());
+        }
+        if !self.seq_skip_back.bytes().is_multiple_of(512) {
+            errs.push(format!(
+                "seq_skip_back: {} is not a multiple of 512 bytes",
+                self.seq_skip_back
+            ));
+        }
+        if self.seq_skip.bytes() > 0 && self.seq_skip_back.bytes() > 0 {
+            errs.push("seq_skip, seq_skip_back: give one of them, not both".into());
+        }
+        if self.rate_process != "linear" && self.rate_process != "poisson" {
+            errs.push(format!(
+                "rate_process: '{}' is not allowed (linear or poisson)",
+                self.rate_process
+            ));
         }
         if !self.seq_skip.bytes().is_multiple_of(512) {
             errs.push(format!(

@@ -68,6 +68,12 @@ pub struct JobGen {
     slots: u64,
     next_seq: u64,
     seq_skip: u64,
+    seq_back: u64,
+    startdelay_ns: Ns,
+    poisson: bool,
+    rate_bytes: u64,
+    /// trimwrite: the block just trimmed, to be written next.
+    trimmed: Option<(u64, u64)>,
     random_run: u32,
     pct_random: u64,
     run_left: u32,
@@ -131,7 +137,8 @@ impl JobGen {
         .max(512);
         let io_size = w.io_size.map(|s| s.bytes());
         let (max_ios, max_bytes) = match (w.number_ios, io_size, w.runtime) {
-            (Some(n), _, _) => (n, u64::MAX),
+            // Both bounds, as in fio: number_ios only ever stops a job sooner.
+            (Some(n), b, _) => (n, b.unwrap_or(u64::MAX)),
             (None, Some(b), _) => (u64::MAX, b),
             (None, None, Some(_)) => (u64::MAX, u64::MAX),
             (None, None, None) => (u64::MAX, span), // fio: io_size defaults to size
@@ -152,6 +159,11 @@ impl JobGen {
             slots: (span / align).max(1),
             next_seq: 0,
             seq_skip: w.seq_skip.bytes(),
+            seq_back: w.seq_skip_back.bytes(),
+            startdelay_ns: w.startdelay.ns(),
+            poisson: w.rate_process == "poisson",
+            rate_bytes: w.rate_bytes.map_or(0, |r| r.bytes()),
+            trimmed: None,
             random_run: w.random_run.max(1),
             pct_random: w.percentage_random as u64,
             run_left: 0,
@@ -172,6 +184,7 @@ impl JobGen {
 
     /// The job starts (its group begins) at `now`: runtime counts from here.
     pub fn start_at(&mut self, now: Ns) {
+        let now = now.saturating_add(self.startdelay_ns);
         self.deadline = self.runtime_ns.map_or(Ns::MAX, |r| now.saturating_add(r));
         self.next_at = now;
     }
@@ -269,10 +282,14 @@ impl JobGen {
     /// The next I/O (call only when `can_issue`); also advances the pacing clock.
     #[inline]
     pub fn next_io(&mut self, now: Ns) -> Io {
+        if let Some((offset, len)) = self.trimmed.take() {
+            // trimwrite: the block trimmed last is written now.
+            return self.issued(now, OpKind::Write, offset, len);
+        }
         let kind = match self.rw {
             Rw::Read | Rw::RandRead => OpKind::Read,
             Rw::Write | Rw::RandWrite => OpKind::Write,
-            Rw::Trim | Rw::RandTrim => OpKind::Trim,
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => OpKind::Trim,
             Rw::Rw | Rw::RandRw => {
                 if self.rng.below(100) < self.mix_read {
                     OpKind::Read
@@ -296,9 +313,18 @@ impl JobGen {
             o
         } else {
             let o = self.next_seq;
-            self.next_seq += len + self.seq_skip;
-            if self.next_seq + self.align > self.span {
-                self.next_seq = 0;
+            if self.seq_back > len {
+                // Backwards: from the end of the span once the start is passed.
+                let back = self.seq_back - len;
+                self.next_seq = match self.next_seq.checked_sub(back) {
+                    Some(n) => n,
+                    None => (self.span.saturating_sub(len) / self.align) * self.align,
+                };
+            } else {
+                self.next_seq += len + self.seq_skip - self.seq_back;
+                if self.next_seq + self.align > self.span {
+                    self.next_seq = 0;
+                }
             }
             o
         };
@@ -306,22 +332,40 @@ impl JobGen {
             // Keep the I/O inside the span (aligned down).
             off = (self.span - len.min(self.span)) / self.align * self.align;
         }
+        if matches!(self.rw, Rw::TrimWrite | Rw::RandTrimWrite) {
+            self.trimmed = Some((self.start + off, len));
+        }
+        self.issued(now, kind, self.start + off, len)
+    }
+
+    /// Count an I/O and advance the pacing clock.
+    fn issued(&mut self, now: Ns, kind: OpKind, offset: u64, len: u64) -> Io {
         self.issued_ios += 1;
         self.issued_bytes += len;
         // Pacing for the next submission.
         let mut next = self.next_at.max(now);
-        if self.gap_ns > 0 {
-            next = self.next_at.saturating_add(self.gap_ns).max(now);
+        let mean_gap = if self.rate_bytes > 0 {
+            // fio's `rate`: this I/O's length at the byte rate (the larger gap wins).
+            let g = (len as u128 * 1_000_000_000 / self.rate_bytes as u128).min(1 << 60) as Ns;
+            g.max(self.gap_ns)
+        } else {
+            self.gap_ns
+        };
+        if mean_gap > 0 {
+            let gap = if self.poisson {
+                // Exponential gaps with the same mean: Poisson arrivals.
+                let u = self.rng.unit_f64().max(1e-12);
+                ((-u.ln()) * mean_gap as f64).min(1e15) as Ns
+            } else {
+                mean_gap
+            };
+            next = self.next_at.saturating_add(gap).max(now);
         }
         if self.think_ns > 0 && self.issued_ios.is_multiple_of(self.think_blocks) {
             self.think_pending = true;
         }
         self.next_at = next;
-        Io {
-            kind,
-            offset: self.start + off,
-            len,
-        }
+        Io { kind, offset, len }
     }
 }
 
@@ -363,6 +407,41 @@ mod tests {
         }
         let share = reads as f64 / 20000.0;
         assert!((share - 0.7).abs() < 0.02, "{share}");
+    }
+
+    #[test]
+    fn trimwrite_writes_each_trimmed_block_and_backwards_wraps() {
+        let mut g = JobGen::new(
+            &w(r#"{"rw":"trimwrite","bs":"4KiB","size":"16KiB","number_ios":4}"#),
+            1 << 20,
+            1,
+            0,
+        );
+        let ios: Vec<(OpKind, u64)> = std::iter::from_fn(|| {
+            g.can_issue(0).then(|| {
+                let io = g.next_io(0);
+                (io.kind, io.offset)
+            })
+        })
+        .collect();
+        assert_eq!(
+            ios,
+            vec![
+                (OpKind::Trim, 0),
+                (OpKind::Write, 0),
+                (OpKind::Trim, 4096),
+                (OpKind::Write, 4096)
+            ]
+        );
+        let mut g = JobGen::new(
+            &w(r#"{"rw":"read","bs":"4KiB","size":"16KiB","seq_skip_back":"8KiB","number_ios":5}"#),
+            1 << 20,
+            1,
+            0,
+        );
+        let offs: Vec<u64> =
+            std::iter::from_fn(|| g.can_issue(0).then(|| g.next_io(0).offset)).collect();
+        assert_eq!(offs, vec![0, 12288, 8192, 4096, 0]);
     }
 
     #[test]
