@@ -175,7 +175,11 @@ class Report:
         }
         return pd.DataFrame([{**r, **counters} for r in self.rows()])
 
-    def _direction_lines(self, d: dict[str, Any], indent: str = "") -> list[str]:
+    def _direction_lines(
+        self, d: dict[str, Any], indent: str = "", detail: bool = False
+    ) -> list[str]:
+        """One line per direction with I/Os: IOPS, bandwidth, latency mean and
+        percentiles (``detail``: also the I/O count, minimum and maximum)."""
         lines = []
         for direction in DIRECTIONS:
             s = d.get(direction)
@@ -186,10 +190,17 @@ class Report:
             pcts = "  ".join(
                 f"p{float(k):g}={pct[k] / 1e3:.1f}us" for k in SUMMARY_PERCENTILES if k in pct
             )
-            lines.append(
-                f"{indent}{direction:>5}: IOPS={s['iops']:,.0f}  BW={s['bw_bytes'] / 1e6:,.1f} MB/s"
-                f"  lat mean={lat['mean'] / 1e3:.1f}us  {pcts}"
+            head = (
+                f"{indent}{direction:>5}: IOPS={s['iops']:,.0f}"
+                f"  BW={s['bw_bytes'] / 1e6:,.1f} MB/s"
             )
+            if detail:
+                lines.append(
+                    f"{head}  ios={s['total_ios']:,}  lat mean={lat['mean'] / 1e3:.1f}us"
+                    f" min={lat['min'] / 1e3:.1f}us max={lat['max'] / 1e3:.1f}us  {pcts}"
+                )
+            else:
+                lines.append(f"{head}  lat mean={lat['mean'] / 1e3:.1f}us  {pcts}")
         return lines
 
     def _system_summary(self) -> str:
@@ -250,20 +261,7 @@ class Report:
                     q=d.get("queues"),
                 )
             )
-        for direction in DIRECTIONS:
-            s = d.get(direction)
-            if not s or not s.get("total_ios"):
-                continue
-            lat = s["lat_ns"]
-            pct = lat.get("percentile", {})
-            pcts = "  ".join(
-                f"p{float(k):g}={pct[k] / 1e3:.1f}us" for k in SUMMARY_PERCENTILES if k in pct
-            )
-            lines.append(
-                f"{direction:>5}: IOPS={s['iops']:,.0f}  BW={s['bw_bytes'] / 1e6:,.1f} MB/s"
-                f"  ios={s['total_ios']:,}  lat mean={lat['mean'] / 1e3:.1f}us"
-                f" min={lat['min'] / 1e3:.1f}us max={lat['max'] / 1e3:.1f}us  {pcts}"
-            )
+        lines.extend(self._direction_lines(d, detail=True))
         from ssdlab import summary as explain
 
         lines.extend(explain.trace_lines(d))

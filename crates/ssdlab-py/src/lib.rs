@@ -142,6 +142,17 @@ fn clear_prepared() {
     ssdlab_core::clear_prepared();
 }
 
+/// The device of the bindings' four device arguments, resolved and checked.
+fn load_device(
+    device_kind: &str,
+    device_text: String,
+    device_origin: String,
+    device_overrides: &[String],
+) -> PyResult<config::DeviceConfig> {
+    let spec = spec(device_kind, device_text, device_origin)?;
+    config::load_device(&spec, device_overrides).map_err(cfg_err)
+}
+
 /// What preparing the device reads of its config (`ssdlab_core::prep_key`): devices
 /// with the same key share a prepared drive in a sweep.
 #[pyfunction]
@@ -151,8 +162,7 @@ fn prep_key(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
-    let spec = spec(device_kind, device_text, device_origin)?;
-    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+    let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
     Ok(ssdlab_core::prep_key(&dev))
 }
 
@@ -165,8 +175,7 @@ fn validate(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
-    let spec = spec(device_kind, device_text, device_origin)?;
-    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+    let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
     let mut v = serde_json::to_value(&dev).expect("config serialises");
     v["capacity_bytes"] = dev.capacity_bytes().into();
     v["raw_bytes"] = dev.raw_bytes().into();
