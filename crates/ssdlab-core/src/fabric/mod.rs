@@ -76,13 +76,18 @@ impl Node {
 
     /// Run `cost` on the first core free at or after `at`; returns when it is done.
     fn on_core(&mut self, at: Ns, cost: Ns) -> Ns {
-        let (i, free) = self
-            .cores_free
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &f)| f.max(at))
-            .map(|(i, &f)| (i, f))
-            .expect("a node has a core");
+        // The first core free by `at` if there is one (no core can do better), else
+        // the first of the earliest free.
+        let (i, free) = match self.cores_free.iter().position(|&f| f <= at) {
+            Some(i) => (i, at),
+            None => self
+                .cores_free
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &f)| f)
+                .map(|(i, &f)| (i, f))
+                .expect("a node has a core"),
+        };
         let done = free.max(at) + cost;
         self.cores_free[i] = done;
         self.stats.cpu_busy_ns += cost;
