@@ -95,6 +95,7 @@ pub fn run_from_specs(
                 workload_overrides,
                 state,
                 seed,
+                reuse_prep,
                 progress,
             );
         }
@@ -139,6 +140,7 @@ fn run_system_from_specs(
     workload_overrides: &[String],
     state: &str,
     seed: u64,
+    reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
@@ -158,7 +160,7 @@ fn run_system_from_specs(
         seed,
         verify: false,
     };
-    system::run_system(sys, jobs, opts, progress)
+    system::run_system_reusing(sys, jobs, opts, reuse_prep, progress)
 }
 
 /// A system file (`[[drive]]` tables) resolved and checked, with `device_overrides`
@@ -203,15 +205,17 @@ pub fn resolve_system(
     }))
 }
 
-/// `prep_key` of a system: its drives' keys in order (systems with the same key
-/// prepare the same drives).
+/// `prep_key` of a system: its distinct drives' keys (identical drives share one
+/// prepared drive, so systems with the same key prepare the same drives, whatever
+/// their counts and topology).
 pub fn system_prep_key(
     origin: &str,
     text: &str,
     device_overrides: &[String],
 ) -> Result<String, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
-    let keys: Vec<String> = sys.drives()?.iter().map(|d| prep_key(&d.device)).collect();
+    let keys: std::collections::BTreeSet<String> =
+        sys.drives()?.iter().map(|d| prep_key(&d.device)).collect();
     Ok(serde_json::json!({ "system_drives": keys }).to_string())
 }
 

@@ -141,6 +141,18 @@ impl System {
         jobs: &[WorkloadConfig],
         opts: RunOptions,
     ) -> Result<Self, ConfigError> {
+        Self::build_reusing(cfg, jobs, opts, false)
+    }
+
+    /// As `build`; `keep_prepared`: leave the prepared drive in the process's cache
+    /// for the next run (a sweep's points that prepare the same drives), as
+    /// `run(..., reuse_prep=True)` does for one drive.
+    pub fn build_reusing(
+        cfg: SystemConfig,
+        jobs: &[WorkloadConfig],
+        opts: RunOptions,
+        keep_prepared: bool,
+    ) -> Result<Self, ConfigError> {
         let fabric = cfg.fabric_model()?.map(|f| Arc::new(Mutex::new(f)));
         let specs = cfg.drives()?;
         let names: Vec<String> = specs.iter().map(|d| d.name.clone()).collect();
@@ -189,7 +201,9 @@ impl System {
                 active: 0,
             });
         }
-        crate::ssd::clear_prepared();
+        if !keep_prepared {
+            crate::ssd::clear_prepared();
+        }
         Ok(System {
             cfg,
             drives,
@@ -391,8 +405,19 @@ pub fn run_system(
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
+    run_system_reusing(cfg, jobs, opts, false, progress)
+}
+
+/// `run_system`; `reuse_prep` as in `System::build_reusing`.
+pub fn run_system_reusing(
+    cfg: SystemConfig,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    reuse_prep: bool,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<crate::Report, ConfigError> {
     let t0 = std::time::Instant::now();
-    let mut sys = System::build(cfg, &jobs, opts)?;
+    let mut sys = System::build_reusing(cfg, &jobs, opts, reuse_prep)?;
     let t1 = std::time::Instant::now();
     sys.run(progress);
     let mut r = sys.report(t0.elapsed().as_secs_f64());
