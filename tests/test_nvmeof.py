@@ -119,3 +119,35 @@ def test_jobs_name_their_drives(tmp_path):
     assert [d["read"]["total_ios"] for d in r["drives"]] == [500, 500, 500]
     with pytest.raises(ssdlab.ConfigError, match="filename 'drive9' names no drive"):
         _run(tmp_path, "s", text, {**wl["jobs"][0], "filename": "drive9"})
+
+
+def test_fio_job_files_run_on_a_system(tmp_path):
+    (tmp_path / "s.toml").write_text(system_toml(3, "local", device="tiny-test"))
+    (tmp_path / "j.fio").write_text(
+        "[global]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=400\n"
+        "[a]\nfilename=drive0\n[b]\nfilename=drive1:drive2\n"
+    )
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ssdlab",
+            "fio",
+            "--device",
+            str(tmp_path / "s.toml"),
+            "--output-format",
+            "json",
+            str(tmp_path / "j.fio"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    import json
+
+    doc = json.loads(p.stdout)
+    assert [j["jobname"] for j in doc["jobs"]] == ["a", "b"]
+    assert [j["read"]["total_ios"] for j in doc["jobs"]] == [400, 400]
+    assert [d["name"] for d in doc["disk_util"]] == ["drive0", "drive1", "drive2"]
+    assert [d["read_ios"] for d in doc["disk_util"]] == [400, 200, 200]
