@@ -95,6 +95,7 @@ pub fn run_from_specs(
                 workload_overrides,
                 state,
                 seed,
+                verify,
                 reuse_prep,
                 progress,
             );
@@ -140,6 +141,7 @@ fn run_system_from_specs(
     workload_overrides: &[String],
     state: &str,
     seed: u64,
+    verify: bool,
     reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
@@ -158,7 +160,7 @@ fn run_system_from_specs(
     let opts = RunOptions {
         state,
         seed,
-        verify: false,
+        verify,
     };
     system::run_system_reusing(sys, jobs, opts, reuse_prep, progress)
 }

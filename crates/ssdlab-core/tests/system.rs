@@ -274,3 +274,52 @@ fn jobs_use_the_drives_their_filename_names() {
     .to_string();
     assert!(dup.contains("two drives are named 'a'"), "{dup}");
 }
+
+#[test]
+fn every_drive_of_a_system_reads_its_last_writes_through_gc() {
+    // Three local drives and two behind the target, aged, written at random until GC
+    // runs on each: every read of every drive returns the last write of its LBA (the
+    // read oracle), and Little's law holds for the whole system.
+    let sys = system(
+        "[[drive]]\ndevice = \"tiny-test\"\ncount = 3\nhost = \"init0\"\n\
+         [[drive]]\ndevice = \"tiny-test\"\ncount = 2\nhost = \"init0\"\ntarget = \"tgt\"",
+    );
+    let wl =
+        r#"{"rw":"randrw","rwmixread":50,"bs":"4k","iodepth":8,"numjobs":2,"number_ios":6000}"#;
+    let opts = RunOptions {
+        state: DriveState::Steady,
+        seed: 9,
+        verify: true,
+    };
+    let r = run_system(sys, vec![workload(wl)], opts, &mut |_| true).unwrap();
+    let drives = r.json["drives"].as_array().unwrap();
+    assert_eq!(drives.len(), 5);
+    for d in drives {
+        let dev = &d["device"];
+        assert!(
+            dev["ftl"]["gc_victims"].as_u64().unwrap() > 0,
+            "{}: no GC",
+            d["name"]
+        );
+        assert!(
+            dev["oracle"]["checked"].as_u64().unwrap() > 1000,
+            "{}",
+            d["name"]
+        );
+        assert_eq!(dev["oracle"]["mismatches"], 0, "{}", d["name"]);
+    }
+    let ios = f(&r, &["read", "iops"]) + f(&r, &["write", "iops"]);
+    let (nr, nw) = (
+        f(&r, &["read", "total_ios"]),
+        f(&r, &["write", "total_ios"]),
+    );
+    let lat_s = (f(&r, &["read", "lat_ns", "mean"]) * nr
+        + f(&r, &["write", "lat_ns", "mean"]) * nw)
+        / (nr + nw)
+        / 1e9;
+    let outstanding = ios * lat_s;
+    assert!(
+        (outstanding - 80.0).abs() / 80.0 < 0.06,
+        "system: IOPS x latency = {outstanding:.1}, 5 drives x 2 jobs x QD8 = 80"
+    );
+}
