@@ -15,6 +15,7 @@ STUDIES = (
     "drive-states",
     "hmb-vs-dram",
     "hmb-size",
+    "mqsim",
 )
 
 
@@ -51,6 +52,12 @@ def cmd_study(args: argparse.Namespace) -> int:
         n = args.number_ios or (20_000 if args.quick else 100_000)
         spans = [1, 16, 64] if args.quick else None
         print(run_study(out, number_ios=n, spans_gib=spans, seed=args.seed))
+    elif args.name == "mqsim":
+        from ssdlab.studies.mqsim import run_study
+
+        print(
+            run_study(out, quick=args.quick, seed=args.seed, device=args.device or "mqsim-default")
+        )
     elif args.name == "program-delay":
         from ssdlab.studies.program_delay import run_study
 
