@@ -1,5 +1,5 @@
 //! The `mqsim-default` preset against MQSim's own runs of its default device
-//! (../shared/data/mqsim/, docs/validation.md): 4 KiB random reads at QD32 within 15 % of
+//! (MQSim commit 7ec40e3, docs/validation.md): 4 KiB random reads at QD32 within 15 % of
 //! MQSim's IOPS and mean latency; 128 KiB sequential reads at the channels' bound, which
 //! MQSim's figure reaches once its idle tR per channel round is taken out; and the two
 //! `map.fill` modes.

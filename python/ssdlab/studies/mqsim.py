@@ -1,5 +1,5 @@
 """MQSim on its own default device (issue 15, docs/validation.md): the `mqsim-default`
-preset on the two workloads MQSim was run with (../shared/data/mqsim/): 4 KiB random reads
+preset on the two workloads MQSim was run with (MQSim commit 7ec40e3): 4 KiB random reads
 at QD32 for 10 s and 128 KiB sequential reads at QD32 for 3 s, on a full drive, beside
 MQSim's own results. Nothing here is fitted to MQSim's figures: the preset states what
 MQSim's ssdconfig.xml states; the differences are named in docs/validation.md.
