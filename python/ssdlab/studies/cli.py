@@ -16,6 +16,7 @@ STUDIES = (
     "hmb-vs-dram",
     "hmb-size",
     "nvmeof",
+    "mqsim",
 )
 
 
@@ -26,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("--number_ios", type=int, default=None, help="I/Os per point")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="fewer points and I/Os (smoke test)")
-    p.add_argument("--device", default=None, help="device preset or file (drive-states, nvmeof)")
+    p.add_argument("--device", default=None, help="device preset or file (drive-states, mqsim, nvmeof)")
     seed000.add_args(p)
     p.set_defaults(func=cmd_study)
 
@@ -56,6 +57,12 @@ def cmd_study(args: argparse.Namespace) -> int:
         from ssdlab.studies.nvmeof import DEVICE, run_study
 
         print(run_study(out, quick=args.quick, seed=args.seed, device=args.device or DEVICE))
+    elif args.name == "mqsim":
+        from ssdlab.studies.mqsim import run_study
+
+        print(
+            run_study(out, quick=args.quick, seed=args.seed, device=args.device or "mqsim-default")
+        )
     elif args.name == "program-delay":
         from ssdlab.studies.program_delay import run_study
 

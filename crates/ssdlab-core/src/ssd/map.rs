@@ -172,6 +172,8 @@ pub(super) struct MapState {
     host_dram_ns: Ns,
     hmb_read_granularity: u64,
     granted_hmb: crate::config::memory::HmbGrant,
+    /// `map.fill = "segment"`: a read's load caches its segment (else MQSim's CMT).
+    keep_loaded: bool,
     c: MapCounters,
 }
 
@@ -221,6 +223,7 @@ impl MapState {
             host_dram_ns: cfg.hmb.host_dram_latency.ns(),
             hmb_read_granularity: cfg.hmb.read_granularity.bytes().max(1),
             granted_hmb: cfg.hmb.negotiate(),
+            keep_loaded: cfg.map.fill == crate::config::memory::MapFill::Segment,
             place,
             c: MapCounters::default(),
         })
@@ -373,8 +376,10 @@ impl Ssd {
                 self.map().c.empty_reads += 1;
                 ready = ready.max(sram);
             } else {
-                self.map().c.load_reads += 1;
-                self.start_load(seg, Some(cmd), false, true);
+                let m = self.map();
+                m.c.load_reads += 1;
+                let keep = m.keep_loaded;
+                self.start_load(seg, Some(cmd), false, keep);
                 waits += 1;
             }
         }
