@@ -391,7 +391,7 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
                 earlier = ", ".join(j.name for j in jobs) or "none"
                 raise JobFileError(
                     f"{o.where}: wait_for={(o.value or '').strip()}: no earlier job of that name "
-                    f"(earlier jobs: {earlier})"
+                    f"(allowed: the name of an earlier job: {earlier})"
                 )
         job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed, warnings)
         if new_phase and jobs:
@@ -840,6 +840,11 @@ def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, 
             s["offset"] = f"{off_b}B"
         elif off:
             off_b = int(off[:-1])
+        if off_b >= capacity_bytes:
+            raise JobFileError(
+                f"{job.where}: [{job.name}]: offset: {off_b} bytes is at or beyond the end of "
+                f"the device (allowed: below its capacity, {capacity_bytes} bytes)"
+            )
         span = min(span, capacity_bytes - off_b)
         s["size"] = f"{span}B"
         loops = s.pop("_loops", 1)

@@ -66,7 +66,7 @@ impl System {
         for spec in cfg.drives()? {
             let i = drives.len();
             let mut ssd =
-                Ssd::with_jobs_reusing(spec.device.clone(), jobs.to_vec(), opts.clone(), true);
+                Ssd::with_jobs_reusing(spec.device.clone(), jobs.to_vec(), opts.clone(), true)?;
             ssd.reseed_jobs(drive_seed(opts.seed, i));
             if let (Some(t), Some(f)) = (spec.target, &fabric) {
                 let (hp, tp) = {
