@@ -406,6 +406,9 @@ AUDIT = [
     ("audit-trace-max-requests-0", "trace {tmp}/t.csv --device tiny-test --max-requests 0",
      "max_requests"),
     ("audit-fio-include-fanout", "fio {tmp}/fan0.fio --parse-only", "includes in total"),
+    ("audit-fio-rate-iops-empty", "fio {tmp}/rateempty.fio --parse-only", "rateempty.fio:3"),
+    ("audit-fio-rate-commas", "fio {tmp}/ratecommas.fio --parse-only", "ratecommas.fio:3"),
+    ("audit-fio-pct-random-empty", "fio {tmp}/pctempty.fio --parse-only", "pctempty.fio:3"),
     ("audit-json-empty-name", f"{RUN} --json ''", "--json"),
     ("audit-fio-output-empty-name", "fio {tmp}/j.fio --device tiny-test --output ''", "--output"),
     ("audit-probe-out-empty-name", "probe read-cache tiny-test --out ''", "--out"),
@@ -503,6 +506,9 @@ def test_bad_input_in_a_process(corpus_dir, argv, needle):
 @pytest.fixture(scope="module", autouse=True)
 def _audit_files(tmp):
     (tmp / "dupkey.json").write_text('{"bs": "4k", "bs": "8k"}')
+    (tmp / "rateempty.fio").write_text("[j]\nrw=randwrite\nrate_iops=\n")
+    (tmp / "ratecommas.fio").write_text("[j]\nrw=randwrite\nrate=,\n")
+    (tmp / "pctempty.fio").write_text("[j]\nrw=randwrite\npercentage_random=,\n")
     (tmp / "binary.json").write_bytes(b'{"bs": "\xff\xfe"}')
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     for i in range(4):  # 100^3 includes of small files: refused by count, quickly

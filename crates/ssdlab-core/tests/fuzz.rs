@@ -9,7 +9,7 @@
 //! input may take longer than `MAX_CASE` (no hang); and what a parser accepts must
 //! hold its documented ranges (sizes <= 2^62, I/Os inside the device, ...).
 //!
-//! `cargo test --release --test fuzz` runs a few thousand inputs per target (about 20 s
+//! `cargo test --release --test fuzz` runs a few thousand inputs per target (a few seconds
 //! in all, part of CI). The long run (docs/reliability.md) sets the number per target:
 //! `SSDLAB_FUZZ_CASES=200000 cargo test --release --test fuzz -- --nocapture`;
 //! each target prints its inputs, time, slowest input and the process's peak memory.

@@ -682,6 +682,7 @@ def _job(
             spec.setdefault("_trace", {})["speedup"] = 100 / scale
         elif n == "percentage_random":
             vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "a percentage, e.g. 50")
             spec["percentage_random"] = vals[0]
         elif n == "randseed":
             spec["randseed"] = parse_int(v, w, n)
@@ -691,9 +692,11 @@ def _job(
             spec["thinktime_blocks"] = parse_int(v, w, n, 1, 1 << 32)
         elif n == "rate_iops":
             vals = [parse_int(x, w, n, 1) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "I/Os per second, e.g. 1000 or 1000,500")
             spec["rate_iops"] = max(vals)
         elif n == "rate":
             vals = [parse_size(x, w, n, kb) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "bytes per second, e.g. 100m")
             if max(vals) == 0:
                 raise JobFileError(f"{w}: rate={v}: must be above 0 bytes/s")
             spec["rate_bytes"] = f"{max(vals)}B"
@@ -886,6 +889,12 @@ def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, 
         else:
             out.append((ji, s))
     return out
+
+
+def _need_values(vals: list, where: str, name: str, text: str, allowed: str) -> None:
+    """An option whose comma-separated value lists nothing (``rate_iops=``, ``rate=,``)."""
+    if not vals:
+        raise JobFileError(f"{where}: {name}={text}: needs a value (allowed: {allowed})")
 
 
 def _min_bs(s: dict) -> int:
