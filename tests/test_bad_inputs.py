@@ -1,14 +1,25 @@
 """A corpus of bad command-line inputs (issue 14): each must exit with status 2, print
-``ssdlab: error:`` with a message naming the field (or file:line), and never show a
-traceback or a Rust panic. Grows with every defect fixed (docs/reliability.md)."""
+``ssdlab: error:`` with a message naming the field (or file:line), what was wrong and
+what is allowed, and never show a traceback or a Rust panic. Grows with every defect
+fixed (docs/reliability.md).
 
+The cases run in-process through ``ssdlab.cli.main`` (an uncaught exception fails the
+test, so "no traceback" holds there too); a sample also runs as real processes.
+"""
+
+import contextlib
+import io
+import json
 import shlex
 import subprocess
 import sys
 
 import pytest
+from ssdlab import api
+from ssdlab.cli import main
 
 RUN = "run --device tiny-test -q --number_ios 200"
+RUN_NOIOS = "run --device tiny-test -q"
 
 # (id, command line, text the message must contain). "{tmp}" is a temporary directory
 # holding: "ro.json" (read-only), "file" (a regular file), "dir/" (a directory),
@@ -207,14 +218,299 @@ def tmp(tmp_path_factory):
     return d
 
 
+
+
+# ---- generated cases (each a distinct bad input) -----------------------------------
+
+def _device_keys() -> list[str]:
+    dev = api.validate("tiny-test")
+    keys = []
+    for sec in ("host", "controller", "nand", "ftl", "map", "sram", "dram", "hmb",
+                "read_cache", "scheduler", "slc"):  # fmt: skip
+        for k in dev[sec]:
+            keys.append(f"{sec}.{k}")
+    return keys
+
+
+DEVICE_KEYS = _device_keys()
+# every device field given text where it wants a number/size/time/name, and a negative number
+CASES += [(f"set-{k}=abc", f"validate tiny-test --set {k}=abc", k) for k in DEVICE_KEYS]
+CASES += [(f"set-{k}=-1", f"validate tiny-test --set {k}=-1", k) for k in DEVICE_KEYS]
+
+# workload JSON files with one bad value: (file name, JSON, field)
+WORKLOAD_FILES = [
+    ("w-bs-list", {"bs": [4096]}, "bs"), ("w-bs-neg", {"bs": -4096}, "bs"),
+    ("w-bs-float", {"bs": 4096.5}, "bs"), ("w-bs-bool", {"bs": True}, "bs"),
+    ("w-rw-number", {"rw": 5}, "rw"), ("w-rw-bad", {"rw": "readwrite-ish"}, "rw"),
+    ("w-iodepth-obj", {"iodepth": {}}, "iodepth"), ("w-iodepth-zero", {"iodepth": 0}, "iodepth"),
+    ("w-iodepth-float", {"iodepth": 1.5}, "iodepth"),
+    ("w-numjobs-str", {"numjobs": "many"}, "numjobs"), ("w-rwmix-200", {"rwmixread": 200},
+                                                         "rwmixread"),
+    ("w-queue-policy", {"queue_policy": "lifo"}, "queue_policy"),
+    ("w-offset-odd", {"offset": 1000}, "offset"), ("w-offset-kB", {"offset": "1kB"}, "offset"),
+    ("w-size-zero", {"size": 0}, "size"), ("w-size-word", {"size": "big"}, "size"),
+    ("w-number-ios-neg", {"number_ios": -1}, "number_ios"),
+    ("w-runtime-word", {"runtime": "forever"}, "runtime"),
+    ("w-ramp-neg", {"ramp_time": "-1s"}, "ramp_time"),
+    ("w-thinktime-word", {"thinktime": "a while"}, "thinktime"),
+    ("w-group-neg", {"group": -1}, "group"), ("w-unknown", {"nothere": 1}, "nothere"),
+    ("w-random-dist", {"random_distribution": "zipf:x"}, "random_distribution"),
+    ("w-random-dist-name", {"random_distribution": "cauchy"}, "random_distribution"),
+    ("w-pct-random", {"percentage_random": 101}, "percentage_random"),
+    ("w-seq-skip", {"seq_skip": 1000}, "seq_skip"),
+    ("w-bssplit-sum", {"bssplit": "4k/50:8k/20"}, "bssplit"),
+    ("w-bssplit-word", {"bssplit": "lots"}, "bssplit"),
+    ("w-trace-not-obj", {"trace": "t.csv"}, "trace"),
+    ("w-trace-missing", {"trace": {"path": "/nonexistent/t.csv"}}, "/nonexistent/t.csv"),
+    ("w-trace-mode", {"trace": {"path": "{tmp}/t.csv", "mode": "warp"}}, "mode"),
+    ("w-trace-speedup", {"trace": {"path": "{tmp}/t.csv", "speedup": -2}}, "speedup"),
+    ("w-trace-extra", {"trace": {"path": "{tmp}/t.csv", "colour": 1}}, "colour"),
+    ("w-jobs-obj", {"jobs": {"a": 1}}, "jobs"), ("w-jobs-str-job", {"jobs": ["x"]}, "job"),
+    ("w-jobs-bad-bs", {"jobs": [{"bs": 1000}]}, "bs"),
+    ("w-jobs-bad-rw", {"jobs": [{"rw": "x"}, {"rw": "read"}]}, "rw"),
+    ("w-jobs-numjobs", {"jobs": [{"numjobs": 0}]}, "numjobs"),
+    ("w-null-list", {"bs": [None]}, "bs"),
+]
+CASES += [
+    (name, f"{RUN_NOIOS} --workload {{tmp}}/{name}.json", field)
+    for name, _, field in WORKLOAD_FILES
+]
+
+# fio job files with one bad option: (name, option line, text the message must contain)
+FIO_OPTIONS = [
+    ("rw", "rw=sideways"), ("bs", "bs=4 furlongs"), ("bs-zero", "bs=0"),
+    ("iodepth-word", "iodepth=deep"), ("iodepth-neg", "iodepth=-1"), ("numjobs", "numjobs=0"),
+    ("size-word", "size=big"), ("size-pct", "size=0%"), ("offset-word", "offset=far"),
+    ("offset-beyond", "offset=1e"), ("runtime", "runtime=later"), ("ramp", "ramp_time=soon"),
+    ("rwmixread", "rwmixread=150"), ("rwmixwrite", "rwmixwrite=-5"),
+    ("thinktime", "thinktime=x"), ("bssplit", "bssplit=4k/60:8k/60"),
+    ("bsrange", "bsrange=64k-4k"), ("bsrange-order", "bsrange=64k-4k:x"), ("bs-odd", "bs=1000"),
+    ("size-neg", "size=-1"), ("iodepth-1e9", "iodepth=1e9"), ("rwmix-word", "rwmixread=half"),
+    ("random-dist", "random_distribution=zipf:"), ("time-based", "time_based=perhaps"),
+    ("loops", "loops=0"), ("number-ios", "number_ios=-3"), ("rate-iops", "rate_iops=fast"),
+    ("rate", "rate=1x"), ("percentile-list", "percentile_list=101"),
+    ("zonemode", "zonemode=weird"), ("direct", "direct=2"), ("ioengine", "ioengine=carrier"),
+    ("stonewall-value", "startdelay=soon"), ("blocksize-unaligned", "blocksize_unaligned=1"),
+    ("kb-base", "kb_base=999"),
+    ("fill-device", "fill_device=sometimes"),
+    ("flow", "flow=x"), ("ss", "ss=iops:x"),
+    ("latency-target", "latency_target=x"),
+]
+CASES += [
+    (f"fio-{name}", f"fio {{tmp}}/opt-{name}.fio --device tiny-test", f"opt-{name}.fio:")
+    for name, _ in FIO_OPTIONS
+]
+
+# traces with a bad line 2, in every format: (name, format, text)
+TRACES = [
+    ("csv-op", "csv", "0,R,0,4096\n0,X,0,4096\n"),
+    ("csv-fields", "csv", "0,R,0,4096\n0,R,0\n"),
+    ("csv-neg", "csv", "0,R,0,4096\n0,R,-4096,4096\n"),
+    ("csv-huge", "csv", "0,R,0,4096\n0,R,99999999999999999999999,4096\n"),
+    ("msr-op", "msr", "1,h,0,Read,0,4096,1\n1,h,0,Erase,0,4096,1\n"),
+    ("msr-fields", "msr", "1,h,0,Read,0,4096,1\n1,h,0\n"),
+    ("msr-disk", "msr", "1,h,0,Read,0,4096,1\n1,h,x,Read,0,4096,1\n"),
+    ("blk-plus", "blkparse", "8,0 0 1 0.1 1 Q R 0 + 8 [a]\n8,0 0 2 0.2 1 Q R 0 - 8 [a]\n"),
+    ("blk-time", "blkparse", "8,0 0 1 0.1 1 Q R 0 + 8 [a]\n8,0 0 2 inf 1 Q R 0 + 8 [a]\n"),
+    ("blk-nan", "blkparse", "8,0 0 1 0.1 1 Q R 0 + 8 [a]\n8,0 0 2 NaN 1 Q R 0 + 8 [a]\n"),
+    ("blk-neg", "blkparse", "8,0 0 1 0.1 1 Q R 0 + 8 [a]\n8,0 0 2 -1.0 1 Q R 0 + 8 [a]\n"),
+    ("iolog-action", "fio-iolog", "fio version 2 iolog\nf fly 0 4096\n"),
+    ("iolog-short", "fio-iolog", "fio version 2 iolog\nf read 0\n"),
+    ("iolog3-time", "fio-iolog", "fio version 3 iolog\nsoon f read 0 4096\n"),
+    ("mqsim-type", "mqsim", "1000 0 0 8 1\n2000 0 0 8 2\n"),
+    ("mqsim-fields", "mqsim", "1000 0 0 8 1\n2000 0 0 8\n"),
+    ("ssdsim-word", "ssdsim", "0 0 0 8 1\n1 0 zero 8 1\n"),
+    ("cloud-op", "cloudphysics", "version,time,op,size,lbn\n1,0,zz,4096,0\n"),
+    ("cloud-fields", "cloudphysics", "version,time,op,size,lbn\n1,0,28,4096\n"),
+    ("binary", "csv", "0,R,0,4096\n\xff\xfe\x00\n"),
+]
+CASES += [
+    (f"trace-{name}", f"trace {{tmp}}/tr-{name}.txt --format {fmt} --device tiny-test",
+     f"tr-{name}.txt:2")
+    for name, fmt, _ in TRACES
+]  # fmt: skip
+CASES += [
+    ("trace-long-line", "trace {tmp}/long.csv --device tiny-test --format csv",
+     "longer than 64 KiB"),
+    ("trace-dev-zero", "trace /dev/zero --device tiny-test --format csv", "longer than 64 KiB"),
+    ("trace-dev-zero-detect", "trace /dev/zero --device tiny-test", "/dev/zero"),
+    ("trace-directory", "trace {tmp}/dir --device tiny-test --format csv", "directory"),
+    ("trace-empty", "trace {tmp}/file --device tiny-test --format csv", "file:1"),
+    ("trace-disk-csv", "trace {tmp}/t.csv --device tiny-test --disk 1", "device field"),
+    ("trace-max-requests-zero", "trace {tmp}/t.csv --device tiny-test --max-requests 0",
+     "max_requests"),
+    ("trace-speedup-nan", "trace {tmp}/t.csv --device tiny-test --speedup nan", "speedup"),
+    ("trace-speedup-inf", "trace {tmp}/t.csv --device tiny-test --speedup inf", "speedup"),
+    ("trace-lba", "trace {tmp}/t.csv --device tiny-test --lba sideways", "--lba"),
+    ("trace-mode", "trace {tmp}/t.csv --device tiny-test --mode warp", "--mode"),
+]
+
+# IOMeter access specifications
+IOMETER = [
+    "iometer:", "iometer:4K", "iometer:4K,50,70", "iometer:4K,50,70,100,0,0,1,x",
+    "iometer:1000,100,50,100", "iometer:4K,101,50,100", "iometer:4K,100,-1,100",
+    "iometer:4K,100,50,101", "iometer:4K,60,50,100;8K,60,50,100", "iometer:4K,100,50,100,4K",
+    "iometer:four,100,50,100", "iometer:4K,100,50,100,0,-1,1", "iometer:4K,100,50,100,0,0,0",
+    "iometer:0,100,50,100",
+]
+CASES += [(f"iometer-{i}", f"{RUN_NOIOS} --workload '{w}'", "iometer") for i, w in
+          enumerate(IOMETER)]  # fmt: skip
+
+# other subcommands and flags
+CASES += [
+    ("validate-missing", "validate {tmp}/nothere.toml", "nothere.toml"),
+    ("validate-bad-suffix", "validate {tmp}/t.csv", ".toml or .json"),
+    ("validate-bad-toml", "validate {tmp}/bad.toml", "nand.channels"),
+    ("validate-broken-toml", "validate {tmp}/broken.toml", "broken.toml"),
+    ("validate-unknown-section", "validate {tmp}/unknown.toml", "colour"),
+    ("validate-json-list", "validate {tmp}/devlist.json", "devlist.json"),
+    ("validate-workload-missing", "validate tiny-test --workload {tmp}/nothere.json",
+     "nothere.json"),
+    ("run-unknown-workload", f"{RUN_NOIOS} --workload nosuchworkload", "nosuchworkload"),
+    ("run-state-empty", "run --device tiny-test -q --state ''", "--state"),
+    ("run-seed-word", f"{RUN} --seed one", "--seed"),
+    ("run-max-memory-neg", f"{RUN} --max-memory -1", "--max-memory"),
+    ("fio-parse-only-missing", "fio {tmp}/nothere.fio --parse-only", "nothere.fio"),
+    ("fio-directory", "fio {tmp}/dir --parse-only", "directory"),
+    ("fio-option-outside", "fio {tmp}/outside.fio --parse-only", "outside.fio:1"),
+    ("fio-bad-header", "fio {tmp}/header.fio --parse-only", "header.fio:1"),
+    ("fio-env-unset", "fio {tmp}/env.fio --parse-only", "env.fio:2"),
+    ("probe-unknown", "probe nosuchprobe tiny-test", "probe"),
+    ("probe-bad-state", "probe read-cache tiny-test --state sideways --out {tmp}/p1", "state"),
+    ("probe-missing-target", "probe read-cache {tmp}/nothere --out {tmp}/p2", "nothere"),
+    ("sweep-missing-grid", "sweep {tmp}/nothere.toml", "nothere.toml"),
+    ("sweep-bad-grid", "sweep {tmp}/bad.toml", "bad.toml"),
+    ("study-unknown", "study nosuchstudy", "study"),
+    ("plot-missing", "plot lat-cdf {tmp}/nothere.json -o {tmp}/p.png", "nothere.json"),
+    ("plot-not-json", "plot lat-cdf {tmp}/file -o {tmp}/p.png", "file"),
+    ("presets-show-unknown", "presets --show nosuchpreset", "nosuchpreset"),
+    ("no-such-command", "frobnicate", "frobnicate"),
+]
+
+
+# Found by the audit of issue 14 item 6 (each was accepted silently or crashed before).
+AUDIT = [
+    ("audit-json-duplicate-key", f"{RUN} --workload {{tmp}}/dupkey.json", "given twice"),
+    ("audit-json-binary", f"{RUN} --workload {{tmp}}/binary.json", "not a text file"),
+    ("audit-json-deep", f"{RUN} --workload {{tmp}}/deep.json", "deep.json"),
+    ("audit-read-cache-partial-set", "validate tiny-test --set read_cache.size=96KiB",
+     "read_cache.size"),
+    ("audit-gc-target-wrap", "validate tiny-test --set ftl.gc_target_blocks=4294967295",
+     "4294967297"),
+    ("audit-max-payload-64", "validate tiny-test --set host.max_payload=64B", "max_payload"),
+    ("audit-t-read-exponent", "validate tiny-test --set nand.t_read=1e3us", "exponent"),
+    ("audit-size-exponent", "validate tiny-test --set nand.page_size=1e4B", "exponent"),
+    ("audit-bs-decimal-kb", f"{RUN} --bs 4kB", "powers of 1000"),
+    ("audit-enum-number", "validate tiny-test --set nand.cell=-1", "nand.cell"),
+    ("audit-u32-word", "validate tiny-test --set host.io_queues=abc", "whole number"),
+    ("audit-trace-max-requests-0", "trace {tmp}/t.csv --device tiny-test --max-requests 0",
+     "max_requests"),
+    ("audit-fio-include-fanout", "fio {tmp}/fan0.fio --parse-only", "includes in total"),
+    ("audit-fio-rate-iops-empty", "fio {tmp}/rateempty.fio --parse-only", "rateempty.fio:3"),
+    ("audit-fio-rate-commas", "fio {tmp}/ratecommas.fio --parse-only", "ratecommas.fio:3"),
+    ("audit-fio-pct-random-empty", "fio {tmp}/pctempty.fio --parse-only", "pctempty.fio:3"),
+    ("audit-json-empty-name", f"{RUN} --json ''", "--json"),
+    ("audit-fio-output-empty-name", "fio {tmp}/j.fio --device tiny-test --output ''", "--output"),
+    ("audit-probe-out-empty-name", "probe read-cache tiny-test --out ''", "--out"),
+]
+CASES += AUDIT
+
+
+
+def _write_corpus_files(d):
+    for name, doc, _ in WORKLOAD_FILES:
+        text = json.dumps(doc).replace("{tmp}", str(d))
+        (d / f"{name}.json").write_text(text)
+    for name, line in FIO_OPTIONS:
+        (d / f"opt-{name}.fio").write_text(f"[j]\nrw=randread\n{line}\nnumber_ios=100\n")
+    for name, _, text in TRACES:
+        (d / f"tr-{name}.txt").write_bytes(text.encode("latin-1"))
+    (d / "long.csv").write_text("0,R,0," + "1" * 70_000 + "\n")
+    (d / "broken.toml").write_text("[nand\nchannels = 2\n")
+    (d / "unknown.toml").write_text('[colour]\nname = "blue"\n')
+    (d / "devlist.json").write_text("[1, 2, 3]")
+    (d / "outside.fio").write_text("bs=4k\n[j]\n")
+    (d / "header.fio").write_text("[j\nbs=4k\n")
+    (d / "env.fio").write_text("[j]\nbs=${SSDLAB_SURELY_UNSET_VAR}\n")
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp):
+    _write_corpus_files(tmp)
+    return tmp
+
+
+def _main(argv):
+    """(exit status, stdout, stderr) of ``ssdlab ARGV`` in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = api.DEFAULT_MAX_MEMORY  # --max-memory changes the process's default
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as e:  # argparse
+                rc = e.code
+    finally:
+        api.DEFAULT_MAX_MEMORY = saved
+    return rc, out.getvalue(), err.getvalue()
+
+
+# What a message says is allowed or expected (one of these words or phrases).
+ALLOWED_WORDS = (
+    "allowed", "expected", "must", "use e.g", "at most", "at least", "not a", "only",
+    "give", "needs", "beyond", "larger than", "smaller", "more than", "fewer than", "range",
+    "exist", "cannot", "unknown", "choose from", "invalid choice", "not set", "does not",
+    "not UTF-8", "no requests", "required", "is a directory", "longer than", "not supported",
+    "not simulated", "too ", "missing", "raise", "divide", "outside", "not ", "without",
+    "refuse", "neither", "invalid",
+)  # fmt: skip
+
+
 @pytest.mark.parametrize("argv,needle", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_is_a_clear_error(tmp, argv, needle):
-    argv = shlex.split(argv.replace("{tmp}", str(tmp)))
+def test_bad_input_is_a_clear_error(corpus_dir, argv, needle):
+    argv = shlex.split(argv.replace("{tmp}", str(corpus_dir)))
+    rc, out, err = _main(argv)
+    assert rc == 2, (rc, err)
+    assert "ssdlab: error:" in err
+    assert needle in err, err
+    msg = err.split("ssdlab: error:", 1)[1]
+    assert any(w in msg for w in ALLOWED_WORDS), f"what is allowed? {msg}"
+    for bad in ("Traceback", "panicked", "PanicException", "RUST_BACKTRACE"):
+        assert bad not in err + out
+
+
+def test_corpus_size():
+    assert len(CASES) >= 300, len(CASES)
+    assert len({c[0] for c in CASES}) == len(CASES), "case ids are unique"
+
+
+# A sample as real processes: the whole path, interpreter exit included.
+SAMPLE = [c for c in CASES if c[0] in (
+    "json-directory", "seed-65-bits", "trace-bad-line", "fio-include-chain", "jobs-not-a-list",
+    "set-nand.channels=abc", "w-bs-list", "fio-offset-beyond", "trace-dev-zero", "iometer-3",
+)]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv,needle", [c[1:] for c in SAMPLE], ids=[c[0] for c in SAMPLE])
+def test_bad_input_in_a_process(corpus_dir, argv, needle):
+    argv = shlex.split(argv.replace("{tmp}", str(corpus_dir)))
     r = subprocess.run(
         [sys.executable, "-m", "ssdlab", *argv], capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "ssdlab: error:" in r.stderr
-    assert needle in r.stderr, r.stderr
+    assert "ssdlab: error:" in r.stderr and needle in r.stderr, r.stderr
     for bad in ("Traceback", "panicked", "PanicException", "RUST_BACKTRACE"):
         assert bad not in r.stderr + r.stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _audit_files(tmp):
+    (tmp / "dupkey.json").write_text('{"bs": "4k", "bs": "8k"}')
+    (tmp / "rateempty.fio").write_text("[j]\nrw=randwrite\nrate_iops=\n")
+    (tmp / "ratecommas.fio").write_text("[j]\nrw=randwrite\nrate=,\n")
+    (tmp / "pctempty.fio").write_text("[j]\nrw=randwrite\npercentage_random=,\n")
+    (tmp / "binary.json").write_bytes(b'{"bs": "\xff\xfe"}')
+    (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    for i in range(4):  # 100^3 includes of small files: refused by count, quickly
+        body = f"include fan{i + 1}.fio\n" * 100 if i < 3 else "[j]\n"
+        (tmp / f"fan{i}.fio").write_text(body)

@@ -6,7 +6,9 @@ values (preset names, paths, dicts) into what the core takes.
 
 from __future__ import annotations
 
+import inspect
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -19,12 +21,14 @@ from ssdlab.report import Report
 ConfigError = _core.ConfigError
 
 
-class InternalError(RuntimeError):
-    """A bug in the simulator (a panic in the Rust core): please report it."""
+# A bug in the simulator (a panic in the Rust core): every binding of ``ssdlab._core``
+# raises it, with a short message and a request to report it (a RuntimeError).
+InternalError = _core.InternalError
 
 
 def _core_call(fn, *args):
-    """Call the core; a Rust panic (pyo3's PanicException) becomes InternalError."""
+    """Call the core. Every binding already turns a panic into InternalError; a
+    PanicException that still escapes (pyo3's own, outside a binding) does too."""
     try:
         return fn(*args)
     except BaseException as e:
@@ -34,6 +38,19 @@ def _core_call(fn, *args):
             f"internal error in the simulator: {e} "
             "(please report it with the device, workload and command)"
         ) from None
+
+
+def check_int(name: str, value: Any, lo: int = 0, hi: int = 2**64 - 1) -> int:
+    """`value` as an int in [lo, hi], else a ConfigError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ConfigError(f"{name}: {value!r} is not allowed (an integer from {lo} to {hi})")
+    return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name}: {value!r} is not allowed (True or False)")
+    return value
 
 
 def physical_memory_bytes() -> int:
@@ -75,6 +92,8 @@ def presets() -> dict[str, str]:
 
 def preset_toml(name: str) -> str:
     """The TOML text of a shipped preset (a starting point for your own device file)."""
+    if not isinstance(name, str):
+        raise ConfigError(f"device: {name!r} is not a preset name (a string)")
     text = _core.preset_toml(name)
     if text is None:
         raise ConfigError(f"device: '{name}' is not a preset (allowed: {', '.join(presets())})")
@@ -84,7 +103,7 @@ def preset_toml(name: str) -> str:
 def _device_args(device: DeviceLike) -> tuple[str, str, str]:
     """(kind, text, origin) for the core."""
     if isinstance(device, Mapping):
-        return "json", json.dumps(_drop_none(device)), "<dict>"
+        return "json", _to_json(_drop_none(device), "device"), "<dict>"
     if not isinstance(device, (str, os.PathLike)):
         raise ConfigError(
             f"device: {device!r} is a {type(device).__name__}; expected a preset name, "
@@ -111,6 +130,39 @@ def _device_args(device: DeviceLike) -> tuple[str, str, str]:
     )
 
 
+def _nonfinite_path(v: Any, path: str) -> str | None:
+    """Where a NaN or infinity sits in a nested value (None if nowhere)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return path
+    if isinstance(v, Mapping):
+        items = [(f"{path}.{k}" if path else str(k), x) for k, x in v.items()]
+    elif isinstance(v, (list, tuple)):
+        items = [(f"{path}[{i}]", x) for i, x in enumerate(v)]
+    else:
+        return None
+    for p, x in items:
+        found = _nonfinite_path(x, p)
+        if found:
+            return found
+    return None
+
+
+def _to_json(value: Any, what: str) -> str:
+    """JSON text for the core; NaN, infinity or a value JSON cannot hold is a
+    ConfigError naming the field."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:
+        where = _nonfinite_path(value, "") or "?"
+        raise ConfigError(
+            f"{what}: {where}: NaN and infinity are not allowed (a finite number)"
+        ) from None
+    except (TypeError, RecursionError) as e:
+        raise ConfigError(
+            f"{what}: {e} (allowed: numbers, text, true/false, lists and dicts)"
+        ) from None
+
+
 def _drop_none(v: Any) -> Any:
     """None means "use the default": leave such keys out (TOML has no null)."""
     if isinstance(v, Mapping):
@@ -123,13 +175,15 @@ def _overrides(items: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
     if items is None:
         return []
     if isinstance(items, Mapping):
-        return [f"{k}={_value_text(v)}" for k, v in items.items()]
+        return [f"{k}={_value_text(v, k)}" for k, v in items.items()]
     return [str(s) for s in items]
 
 
-def _value_text(v: Any) -> str:
+def _value_text(v: Any, key: str = "value") -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ConfigError(f"{key}: {v!r}: NaN and infinity are not allowed (a finite number)")
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, (list, tuple)):
@@ -150,7 +204,7 @@ def _workload_args(workload: WorkloadLike) -> list[str]:
             "workload: expected a dict of fio options or a workload name, "
             f"got {type(workload).__name__}"
         )
-    return [f"{k}={_value_text(v)}" for k, v in workload.items() if v is not None]
+    return [f"{k}={_value_text(v, k)}" for k, v in workload.items() if v is not None]
 
 
 def _check_state(state: str) -> str:
@@ -196,9 +250,8 @@ def run(
     kind, text, origin = _device_args(device)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ConfigError(f"seed: '{seed}' is not allowed (an integer from 0 to 2^64-1)")
-    for name, flag in (("verify", verify), ("reuse_prep", reuse_prep)):
-        if not isinstance(flag, bool):
-            raise ConfigError(f"{name}: {flag!r} is not allowed (True or False)")
+    for name, flag in (("verify", verify), ("reuse_prep", reuse_prep), ("progress", progress)):
+        check_bool(name, flag)
     if isinstance(workload, str):
         from ssdlab.workloads import named_workload
 
@@ -238,16 +291,17 @@ def _workload_core_args(workload: WorkloadLike) -> tuple[str, list[str]]:
     ):
         # Several jobs (e.g. from a fio job file), or a job with a section such as
         # "trace": passed whole as JSON (the core reads "32" as 32 there too).
-        return json.dumps(_drop_none(workload)), []
+        return _to_json(_drop_none(workload), "workload"), []
     return "{}", _workload_args(workload)
 
 
 def _check_max_memory(value: Any) -> int:
     if value is None:
         return DEFAULT_MAX_MEMORY
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
         raise ConfigError(
-            f"max_memory: '{value}' is not allowed (a number of bytes >= 0; 0 = no limit)"
+            f"max_memory: '{value}' is not allowed (a number of bytes from 0 to 2^64-1; "
+            "0 = no limit)"
         )
     return value
 
@@ -263,7 +317,10 @@ def _with_queues(workload: WorkloadLike, queues: Any) -> dict:
             f"got {type(workload).__name__}"
         )
     if "jobs" in workload:
-        return {**workload, "jobs": [{**j, "queues": queues} for j in workload["jobs"]]}
+        jobs = workload["jobs"]
+        if not isinstance(jobs, list) or not all(isinstance(j, Mapping) for j in jobs):
+            raise ConfigError("workload: jobs: must be a non-empty list of jobs (dicts)")
+        return {**workload, "jobs": [{**j, "queues": queues} for j in jobs]}
     return {**workload, "queues": queues}
 
 
@@ -278,9 +335,18 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
     Each item holds keyword arguments of :func:`run`; results keep the input order.
     """
     runs = list(runs)
-    for r in runs:
+    allowed = set(inspect.signature(run).parameters)
+    for i, r in enumerate(runs):
         if not isinstance(r, Mapping):
             raise ConfigError(f"run_many: each run must be a dict of run() arguments, got {r!r}")
+        unknown = sorted(set(r) - allowed, key=str)
+        if unknown:
+            raise ConfigError(
+                f"run_many: run {i}: unknown argument {unknown[0]!r} "
+                f"(allowed: {', '.join(sorted(allowed))})"
+            )
+    if workers is not None:
+        check_int("workers", workers, 1, 4096)
     workers = workers or min(len(runs), os.cpu_count() or 1) or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda kw: run(**kw), runs))
@@ -301,5 +367,6 @@ def _prep_key(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None 
 
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
+    check_int("capacity_bytes", capacity_bytes)
     wl_json, wl_args = _workload_core_args(workload)
     return json.loads(_core_call(_core.validate_workload, wl_json, wl_args, capacity_bytes))

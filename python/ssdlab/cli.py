@@ -76,17 +76,48 @@ def print_warnings(doc) -> None:
         print(f"ssdlab: warning: {w}", file=sys.stderr)
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    seen: dict = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _DuplicateKey(k)
+        seen[k] = v
+    return seen
+
+
 def _load_workload_arg(value: str) -> dict:
     if value in WORKLOADS or value.startswith(IOMETER_PREFIX):
         return named_workload(value)
     p = Path(value)
     if p.is_file():
         try:
-            data = json.loads(p.read_text())
+            data = json.loads(p.read_text(), object_pairs_hook=_no_duplicate_keys)
+        except _DuplicateKey as e:
+            raise UsageError(
+                f"{p}: option '{e}' is given twice in one object (allowed: each option once)"
+            ) from None
         except json.JSONDecodeError as e:
             raise UsageError(f"{p}:{e.lineno}: not valid JSON: {e.msg}") from None
+        except UnicodeDecodeError as e:
+            raise UsageError(
+                f"{p}: not a text file (byte 0x{e.object[e.start]:02x} at offset {e.start} is "
+                "not UTF-8; expected a JSON object of fio options)"
+            ) from None
+        except RecursionError:
+            raise UsageError(
+                f"{p}: JSON nested too deeply (expected one JSON object of fio options)"
+            ) from None
+        except OSError as e:
+            raise UsageError(f"{p}: cannot read workload file: {e.strerror or e}") from None
         if not isinstance(data, dict):
-            raise UsageError(f"{p}: a workload file holds one JSON object of fio options")
+            raise UsageError(
+                f"{p}: a workload file holds one JSON object of fio options "
+                f"(expected {{...}}, got a {type(data).__name__})"
+            )
         return data
     raise UsageError(
         f"--workload: '{value}' is neither a named workload ({', '.join(WORKLOADS)}), "
@@ -325,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        for flag in ("json", "output", "out", "csv"):
+            if getattr(args, flag, None) == "":
+                raise UsageError(f"--{flag}: an empty file name (expected a file name, or -)")
         apply_max_memory(args)
         rc = args.func(args)
         sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,7 +29,14 @@ def trace_stats(
 ) -> dict:
     """Statistics of a trace (requests, read share, size histogram, span, duration,
     requests per device); ``disk`` keeps one device's requests (msr, mqsim, ssdsim)."""
-    return json.loads(_core.trace_stats(str(path), format, int(skip_bad_lines), disk))
+    if not isinstance(path, (str, os.PathLike)):
+        raise api.ConfigError(f"path: {path!r} is not a trace file path")
+    api.check_int("skip_bad_lines", skip_bad_lines)
+    if disk is not None:
+        api.check_int("disk", disk)
+    if format is not None and not isinstance(format, str):
+        raise api.ConfigError(f"format: {format!r} is not allowed ({', '.join(FORMATS)})")
+    return json.loads(_core.trace_stats(os.fspath(path), format, skip_bad_lines, disk))
 
 
 def trace_workload(
@@ -44,6 +52,14 @@ def trace_workload(
     disk: int | None = None,
 ) -> dict[str, Any]:
     """The workload dict that replays ``path`` (usable wherever a workload is accepted)."""
+    api.check_int("iodepth", iodepth, 1, 65536)
+    api.check_int("skip_bad_lines", skip_bad_lines)
+    if max_requests is not None:
+        api.check_int("max_requests", max_requests)
+    if disk is not None:
+        api.check_int("disk", disk)
+    if isinstance(speedup, bool) or not isinstance(speedup, (int, float)):
+        raise api.ConfigError(f"speedup: {speedup!r} is not allowed (a positive number)")
     trace: dict[str, Any] = {
         "path": str(path),
         "mode": mode,
@@ -53,7 +69,7 @@ def trace_workload(
     }
     if format:
         trace["format"] = format
-    if max_requests:
+    if max_requests is not None:
         trace["max_requests"] = int(max_requests)
     if disk is not None:
         trace["device"] = int(disk)

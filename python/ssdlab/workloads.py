@@ -198,6 +198,8 @@ def workload_names() -> list[str]:
 
 def named_workload(name: str) -> dict[str, Any]:
     """A named workload, or an ``iometer:`` access spec."""
+    if not isinstance(name, str):
+        raise _core.ConfigError(f"workload: {name!r} is not a workload name (a string)")
     if name.startswith(IOMETER_PREFIX):
         return iometer_workload(name[len(IOMETER_PREFIX) :])
     try:

@@ -18,7 +18,7 @@ fn main() {
         seed: 1,
         verify: false,
     };
-    let r = run(dev, wl, opts, &mut |_| true);
+    let r = run(dev, wl, opts, &mut |_| true).expect("a valid device and workload");
     println!(
         "{} IOs, {} events, {:.3} s simulation loop",
         r.json["read"]["total_ios"], r.json["events"], r.json["sim_wall_time_s"]

@@ -11,6 +11,7 @@ pub mod controller;
 pub mod fabric;
 pub mod ftl;
 pub mod host;
+pub mod interrupt;
 pub mod nand;
 pub mod sim;
 pub mod ssd;
@@ -28,13 +29,14 @@ pub use ssd::{
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Simulate `workload` on `device` and return the report. `progress` receives the
-/// fraction done now and then and may return false to stop early.
+/// fraction done now and then and may return false to stop early. The device and
+/// workload are validated first (an error names the field).
 pub fn run(
     device: DeviceConfig,
     workload: WorkloadConfig,
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
-) -> Report {
+) -> Result<Report, ConfigError> {
     run_jobs(device, vec![workload], opts, progress)
 }
 
@@ -44,7 +46,7 @@ pub fn run_jobs(
     jobs: Vec<WorkloadConfig>,
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
-) -> Report {
+) -> Result<Report, ConfigError> {
     run_jobs_reusing(device, jobs, opts, false, progress)
 }
 
@@ -57,16 +59,16 @@ pub fn run_jobs_reusing(
     opts: RunOptions,
     reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
-) -> Report {
+) -> Result<Report, ConfigError> {
     let t0 = std::time::Instant::now();
-    let mut ssd = Ssd::with_jobs_reusing(device, jobs, opts, reuse_prep);
+    let mut ssd = Ssd::with_jobs_reusing(device, jobs, opts, reuse_prep)?;
     let t1 = std::time::Instant::now();
     ssd.run(progress);
     let sim_wall = t1.elapsed().as_secs_f64();
     let mut r = ssd.report(t0.elapsed().as_secs_f64());
     r.json["prep_wall_time_s"] = (t1 - t0).as_secs_f64().into();
     r.json["sim_wall_time_s"] = sim_wall.into();
-    r
+    Ok(r)
 }
 
 /// Resolve everything from text inputs (what the Python layer passes) and run.
@@ -104,12 +106,11 @@ pub fn run_from_specs(
     let dev = config::load_device(device, device_overrides)?;
     let jobs = config::load_jobs(workload_json, workload_overrides, dev.capacity_bytes())?;
     let estimate = dev.memory_estimate_bytes(verify, reuse_prep);
-    if let Some(m) = config::limits::memory_error(estimate, max_memory) {
-        return Err(ConfigError {
-            source: device.origin(),
-            message: m,
-        });
-    }
+    // Held until the run ends: parallel runs share the limit.
+    let _memory = config::limits::reserve(estimate, max_memory).map_err(|m| ConfigError {
+        source: device.origin(),
+        message: m,
+    })?;
     let state = DriveState::parse(state).map_err(|m| ConfigError {
         source: String::new(),
         message: m,
@@ -125,7 +126,7 @@ pub fn run_from_specs(
         },
         reuse_prep,
         progress,
-    );
+    )?;
     report.json["warnings"] = warnings.into();
     Ok(report)
 }

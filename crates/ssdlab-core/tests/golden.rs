@@ -204,7 +204,8 @@ fn report(c: &Case) -> String {
             verify: c.verify,
         },
         &mut |_| true,
-    );
+    )
+    .unwrap();
     let mut j = r.json;
     strip_wall_clock(&mut j);
     serde_json::to_string_pretty(&j).unwrap() + "\n"

@@ -167,3 +167,93 @@ fn timed_traces_beyond_a_century_blame_the_trace_not_the_device() {
     load_jobs(&wl(&ok, "1e-3"), &[], 1 << 30).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The constructors validate (issue 14): a config changed in code after loading, or
+/// built without `load_device`, is refused with the field named, not simulated.
+#[test]
+fn constructors_refuse_an_unvalidated_config() {
+    use ssdlab_core::{DriveState, RunOptions, Session, Ssd};
+    let mut dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+    dev.nand.channels = 0;
+    let opts = RunOptions {
+        state: DriveState::Fresh,
+        seed: 1,
+        verify: false,
+    };
+    let wl = load_workload("{}", &[], 1 << 20).unwrap();
+    let e = Ssd::new(dev.clone(), wl.clone(), opts.clone())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("nand.channels"), "{e}");
+    let e = Session::new(dev.clone(), DriveState::Fresh, 1)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("nand.channels"), "{e}");
+    let e = ssdlab_core::AsyncSession::new(dev, opts.clone())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("nand.channels"), "{e}");
+    // a workload changed after loading, and no job at all
+    let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+    let mut bad = wl.clone();
+    bad.iodepth = 0;
+    let e = ssdlab_core::run(dev.clone(), bad, opts.clone(), &mut |_| true)
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("iodepth"), "{e}");
+    let e = ssdlab_core::run_jobs(dev, vec![], opts, &mut |_| true)
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("jobs"), "{e}");
+}
+
+/// Preparing an aged drive stops when the interrupt hook says so, and the stopped
+/// drive is not kept for reuse.
+#[test]
+fn preparation_stops_at_the_interrupt_hook() {
+    use ssdlab_core::interrupt::{with_hook, Interrupted};
+    let t0 = std::time::Instant::now();
+    let r = with_hook(Box::new(move || t0.elapsed().as_millis() < 100), || {
+        ssdlab_core::run_from_specs(
+            &DeviceSpec::Preset("client-tlc-dram".into()),
+            &["nand.blocks_per_plane=200".into()],
+            r#"{"number_ios": 10}"#,
+            &[],
+            "steady",
+            1,
+            false,
+            true,
+            0,
+            &mut |_| true,
+        )
+    });
+    assert_eq!(r.err(), Some(Interrupted));
+    assert!(t0.elapsed().as_secs_f64() < 1.0, "{:?}", t0.elapsed());
+}
+
+/// Runs in parallel share the memory limit: a second run that does not fit beside
+/// the first waits until the first ends; a run that does not fit alone is refused.
+#[test]
+fn parallel_runs_share_the_memory_limit() {
+    use ssdlab_core::config::limits::{reserve, reserved_bytes};
+    use std::time::{Duration, Instant};
+    assert!(reserve(200, 100).unwrap_err().contains("max_memory"));
+    let first = reserve(60, 100).unwrap();
+    let t0 = Instant::now();
+    let waiter = std::thread::spawn(move || {
+        let r = reserve(60, 100).unwrap();
+        (t0.elapsed(), r)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(reserved_bytes() >= 60);
+    drop(first);
+    let (waited, second) = waiter.join().unwrap();
+    assert!(waited >= Duration::from_millis(290), "{waited:?}");
+    drop(second);
+    // no limit: nothing is reserved or waited for
+    let _a = reserve(1 << 40, 0).unwrap();
+    let _b = reserve(1 << 40, 0).unwrap();
+}

@@ -186,6 +186,7 @@ fn timed_reads_return_last_writes_through_gc() {
             },
             &mut |_| true,
         )
+        .unwrap()
         .json;
         let o = &r["device"]["oracle"];
         assert!(o["checked"].as_u64().unwrap() > 10_000);

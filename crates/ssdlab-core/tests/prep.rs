@@ -20,7 +20,8 @@ fn random_writes(dev: &DeviceConfig, units: u64, state: DriveState) -> Ssd {
             seed: 11,
             verify: false,
         },
-    );
+    )
+    .unwrap();
     ssd.run(&mut |_| true);
     ssd
 }
@@ -65,7 +66,8 @@ fn timed_waf_from(dev: &DeviceConfig, mut ftl: Ftl, units: u64) -> f64 {
             seed: 12,
             verify: false,
         },
-    );
+    )
+    .unwrap();
     ssd.ftl = ftl;
     ssd.run(&mut |_| true);
     let s = &ssd.ftl.stats;

@@ -87,7 +87,9 @@ fn held_writes_keep_reads_fresh_and_trims_ordered() {
         seed: 1,
         verify: true,
     };
-    let r = ssdlab_core::run_jobs(dev, jobs, opts, &mut |_| true).json;
+    let r = ssdlab_core::run_jobs(dev, jobs, opts, &mut |_| true)
+        .unwrap()
+        .json;
     assert!(r["stalled"].is_null(), "{}", r["stalled"]);
     assert!(
         r["device"]["ftl"]["alloc_stalls"].as_u64().unwrap() > 0,

@@ -53,7 +53,7 @@ fn one_local_drive_runs_as_the_drive_alone() {
         ssdlab_core::config::load_device(&ssdlab_core::DeviceSpec::Preset("tiny-test".into()), &[])
             .unwrap();
     let wl = r#"{"rw":"randrw","bs":"4k","iodepth":8,"number_ios":3000}"#;
-    let alone = run(dev, workload(wl), opts(), &mut |_| true);
+    let alone = run(dev, workload(wl), opts(), &mut |_| true).unwrap();
     let sys = run_system(
         system("[[drive]]\ndevice = \"tiny-test\"\nhost = \"init0\""),
         vec![workload(wl)],

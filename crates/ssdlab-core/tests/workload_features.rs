@@ -112,7 +112,7 @@ fn run(jobs: &str, state: DriveState) -> serde_json::Value {
         seed: 1,
         verify: false,
     };
-    run_jobs(dev, jobs, opts, &mut |_| true).json
+    run_jobs(dev, jobs, opts, &mut |_| true).unwrap().json
 }
 
 #[test]

@@ -1,11 +1,18 @@
 //! Python bindings: thin wrappers that convert types and map errors. All logic
 //! lives in `ssdlab-core`; long runs release the GIL.
+//!
+//! Errors: a bad input is `ConfigError` (or ValueError for a bad request); a panic
+//! that escapes the core is caught in every binding (`guard`) and becomes
+//! `InternalError` with a short message and a request to report it, never pyo3's
+//! `PanicException`. A `Session` that panicked refuses further requests.
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use ssdlab_core::config::{self, presets as core_presets, DeviceSpec};
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 create_exception!(
@@ -14,6 +21,47 @@ create_exception!(
     PyValueError,
     "A device or workload description is invalid."
 );
+
+create_exception!(
+    ssdlab,
+    InternalError,
+    PyRuntimeError,
+    "A bug in the simulator (a panic in the Rust core): please report it."
+);
+
+/// `SSDLAB_TEST_PANIC=NAME` makes the binding NAME panic inside its guard (read once):
+/// how the tests check that every binding turns a panic into InternalError.
+fn test_panic(name: &str) {
+    static AT: OnceLock<Option<String>> = OnceLock::new();
+    if AT
+        .get_or_init(|| std::env::var("SSDLAB_TEST_PANIC").ok())
+        .as_deref()
+        == Some(name)
+    {
+        panic!("a deliberate panic for tests in {name}");
+    }
+}
+
+fn internal_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    let msg: String = msg.chars().take(300).collect();
+    InternalError::new_err(format!(
+        "internal error in the simulator: {msg} (please report it with the device, workload and command)"
+    ))
+}
+
+/// Run a binding's body; a panic in it becomes InternalError.
+fn guard<T>(name: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(|| {
+        test_panic(name);
+        f()
+    }))
+    .unwrap_or_else(|p| Err(internal_error(p)))
+}
 
 fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
     Ok(match kind {
@@ -36,6 +84,13 @@ struct Signals {
 }
 
 impl Signals {
+    fn new() -> Arc<Mutex<Signals>> {
+        Arc::new(Mutex::new(Signals {
+            last: Instant::now(),
+            err: None,
+        }))
+    }
+
     fn ok(&mut self) -> bool {
         if self.err.is_none() && self.last.elapsed().as_millis() >= 50 {
             self.last = Instant::now();
@@ -43,6 +98,22 @@ impl Signals {
         }
         self.err.is_none()
     }
+}
+
+fn signals_ok(s: &Mutex<Signals>) -> bool {
+    s.lock().unwrap_or_else(|e| e.into_inner()).ok()
+}
+
+/// Run `f` (GIL released by the caller) so that Ctrl-C also stops the work that has
+/// no progress callback (preparing an aged drive: `ssdlab_core::interrupt`); then
+/// the KeyboardInterrupt (or other signal handler error), if any, wins over the result.
+fn interruptible<T>(signals: &Arc<Mutex<Signals>>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    let hook = signals.clone();
+    let r = ssdlab_core::interrupt::with_hook(Box::new(move || signals_ok(&hook)), f);
+    if let Some(e) = signals.lock().unwrap_or_else(|e| e.into_inner()).err.take() {
+        return Err(e); // interrupted: no partial result
+    }
+    r.unwrap_or_else(|_| Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(())))
 }
 
 fn cfg_err(e: config::ConfigError) -> PyErr {
@@ -103,43 +174,43 @@ fn run(
     reuse_prep: bool,
     max_memory: u64,
 ) -> PyResult<String> {
-    let spec = spec(device_kind, device_text, device_origin)?;
-    let mut signals = Signals {
-        last: Instant::now(),
-        err: None,
-    };
-    let sig = &mut signals;
-    let result = py.allow_threads(move || {
-        let mut bar = Progress {
-            start: Instant::now(),
-            shown: false,
-            enabled: progress,
-        };
-        let r = ssdlab_core::run_from_specs(
-            &spec,
-            &device_overrides,
-            &workload_json,
-            &workload_overrides,
-            &state,
-            seed,
-            verify,
-            reuse_prep,
-            max_memory,
-            &mut |f| bar.update(f) && sig.ok(),
-        );
-        bar.finish();
-        r.map(|r| r.to_json_string())
-    });
-    if let Some(e) = signals.err {
-        return Err(e); // interrupted: no partial report
-    }
-    result.map_err(cfg_err)
+    guard("run", || {
+        let spec = spec(device_kind, device_text, device_origin)?;
+        let signals = Signals::new();
+        let sig = signals.clone();
+        py.allow_threads(move || {
+            interruptible(&signals, || {
+                let mut bar = Progress {
+                    start: Instant::now(),
+                    shown: false,
+                    enabled: progress,
+                };
+                let r = ssdlab_core::run_from_specs(
+                    &spec,
+                    &device_overrides,
+                    &workload_json,
+                    &workload_overrides,
+                    &state,
+                    seed,
+                    verify,
+                    reuse_prep,
+                    max_memory,
+                    &mut |f| bar.update(f) && signals_ok(&sig),
+                );
+                bar.finish();
+                r.map(|r| r.to_json_string()).map_err(cfg_err)
+            })
+        })
+    })
 }
 
 /// Drop the process's cached prepared drive (see `run(..., reuse_prep=True)`).
 #[pyfunction]
-fn clear_prepared() {
-    ssdlab_core::clear_prepared();
+fn clear_prepared() -> PyResult<()> {
+    guard("clear_prepared", || {
+        ssdlab_core::clear_prepared();
+        Ok(())
+    })
 }
 
 /// The device of the bindings' four device arguments, resolved and checked.
@@ -162,12 +233,14 @@ fn prep_key(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
-    if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
-        return ssdlab_core::system_prep_key(&device_origin, &device_text, &device_overrides)
-            .map_err(cfg_err);
-    }
-    let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
-    Ok(ssdlab_core::prep_key(&dev))
+    guard("prep_key", || {
+        if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
+            return ssdlab_core::system_prep_key(&device_origin, &device_text, &device_overrides)
+                .map_err(cfg_err);
+        }
+        let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
+        Ok(ssdlab_core::prep_key(&dev))
+    })
 }
 
 /// Resolve and validate a device; returns the resolved config as JSON text.
@@ -179,19 +252,21 @@ fn validate(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
-    if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
-        // A system file: its hosts, targets, fabric and every drive's resolved config.
-        return ssdlab_core::resolve_system(&device_origin, &device_text, &device_overrides)
-            .map(|v| v.to_string())
-            .map_err(cfg_err);
-    }
-    let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
-    let mut v = serde_json::to_value(&dev).expect("config serialises");
-    v["capacity_bytes"] = dev.capacity_bytes().into();
-    v["raw_bytes"] = dev.raw_bytes().into();
-    v["warnings"] = dev.warnings().into();
-    v["derived"] = dev.derived();
-    Ok(v.to_string())
+    guard("validate", || {
+        if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
+            // A system file: its hosts, targets, fabric and every drive's resolved config.
+            return ssdlab_core::resolve_system(&device_origin, &device_text, &device_overrides)
+                .map(|v| v.to_string())
+                .map_err(cfg_err);
+        }
+        let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
+        let mut v = serde_json::to_value(&dev).expect("config serialises");
+        v["capacity_bytes"] = dev.capacity_bytes().into();
+        v["raw_bytes"] = dev.raw_bytes().into();
+        v["warnings"] = dev.warnings().into();
+        v["derived"] = dev.derived();
+        Ok(v.to_string())
+    })
 }
 
 /// Check a workload (JSON, fio option names) against a device capacity.
@@ -201,12 +276,14 @@ fn validate_workload(
     overrides: Vec<String>,
     capacity: u64,
 ) -> PyResult<String> {
-    let jobs = config::load_jobs(&workload_json, &overrides, capacity).map_err(cfg_err)?;
-    Ok(match jobs.as_slice() {
-        [w] if !workload_json.contains("\"jobs\"") => serde_json::to_string(w),
-        _ => serde_json::to_string(&jobs),
-    }
-    .expect("workload serialises"))
+    guard("validate_workload", || {
+        let jobs = config::load_jobs(&workload_json, &overrides, capacity).map_err(cfg_err)?;
+        Ok(match jobs.as_slice() {
+            [w] if !workload_json.contains("\"jobs\"") => serde_json::to_string(w),
+            _ => serde_json::to_string(&jobs),
+        }
+        .expect("workload serialises"))
+    })
 }
 
 /// The I/Os a synthetic job issues, in order, as (kind, offset, length), kind 0 read,
@@ -222,17 +299,19 @@ fn job_ios(
     index: u32,
     count: u64,
 ) -> PyResult<Vec<(u8, u64, u64)>> {
-    let jobs = config::load_jobs(&workload_json, &[], capacity).map_err(cfg_err)?;
-    let w = jobs
-        .first()
-        .ok_or_else(|| PyValueError::new_err("job_ios: no job"))?;
-    let mut g = ssdlab_core::workload::JobGen::new(w, capacity, seed, index);
-    let mut out = Vec::new();
-    while (out.len() as u64) < count && g.can_issue(0) {
-        let io = g.next_io(0);
-        out.push((io.kind.index() as u8, io.offset, io.len));
-    }
-    Ok(out)
+    guard("job_ios", || {
+        let jobs = config::load_jobs(&workload_json, &[], capacity).map_err(cfg_err)?;
+        let w = jobs
+            .first()
+            .ok_or_else(|| PyValueError::new_err("job_ios: no job"))?;
+        let mut g = ssdlab_core::workload::JobGen::new(w, capacity, seed, index);
+        let mut out = Vec::new();
+        while (out.len() as u64) < count && g.can_issue(0) {
+            let io = g.next_io(0);
+            out.push((io.kind.index() as u8, io.offset, io.len));
+        }
+        Ok(out)
+    })
 }
 
 /// Statistics of a block trace from one streaming pass; returns JSON text.
@@ -245,16 +324,18 @@ fn trace_stats(
     skip_bad_lines: u64,
     device: Option<u64>,
 ) -> PyResult<String> {
-    let fmt = format
-        .as_deref()
-        .map(ssdlab_core::trace::TraceFormat::parse)
-        .transpose()
-        .map_err(|m| ConfigError::new_err(format!("--format: {m}")))?;
-    let stats =
-        py.allow_threads(move || ssdlab_core::trace::scan(&path, fmt, skip_bad_lines, device));
-    stats
-        .map(|s| serde_json::to_string(&s).expect("stats serialise"))
-        .map_err(|e| ConfigError::new_err(e.message))
+    guard("trace_stats", || {
+        let fmt = format
+            .as_deref()
+            .map(ssdlab_core::trace::TraceFormat::parse)
+            .transpose()
+            .map_err(|m| ConfigError::new_err(format!("--format: {m}")))?;
+        let stats =
+            py.allow_threads(move || ssdlab_core::trace::scan(&path, fmt, skip_bad_lines, device));
+        stats
+            .map(|s| serde_json::to_string(&s).expect("stats serialise"))
+            .map_err(|e| ConfigError::new_err(e.message))
+    })
 }
 
 /// A host-driven session on one simulated device (seed 002's probes): requests are
@@ -262,6 +343,31 @@ fn trace_stats(
 #[pyclass(name = "Session", module = "ssdlab._core")]
 struct PySession {
     inner: ssdlab_core::Session,
+    /// Set when a request panicked: the drive's state is not to be trusted.
+    broken: bool,
+}
+
+impl PySession {
+    /// A request on the session: guarded, and refused after a panic.
+    fn call<T>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&mut ssdlab_core::Session) -> PyResult<T>,
+    ) -> PyResult<T> {
+        if self.broken {
+            return Err(InternalError::new_err(
+                "this Session stopped at an internal error (reported before); make a new one",
+            ));
+        }
+        let inner = &mut self.inner;
+        let r = guard(name, || f(inner));
+        if r.as_ref()
+            .is_err_and(|e| Python::with_gil(|py| e.is_instance_of::<InternalError>(py)))
+        {
+            self.broken = true;
+        }
+        r
+    }
 }
 
 fn req_err(m: String) -> PyErr {
@@ -281,28 +387,36 @@ impl PySession {
         state: &str,
         seed: u64,
     ) -> PyResult<Self> {
-        let spec = spec(device_kind, device_text, device_origin)?;
-        let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
-        let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
-        let inner = py
-            .allow_threads(move || ssdlab_core::Session::new(dev, state, seed))
-            .map_err(cfg_err)?;
-        Ok(PySession { inner })
+        guard("Session", || {
+            let spec = spec(device_kind, device_text, device_origin)?;
+            let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+            let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
+            let signals = Signals::new();
+            let inner = py.allow_threads(move || {
+                interruptible(&signals, || {
+                    ssdlab_core::Session::new(dev, state, seed).map_err(cfg_err)
+                })
+            })?;
+            Ok(PySession {
+                inner,
+                broken: false,
+            })
+        })
     }
 
     #[getter]
-    fn capacity_bytes(&self) -> u64 {
-        self.inner.capacity_bytes()
+    fn capacity_bytes(&mut self) -> PyResult<u64> {
+        self.call("capacity_bytes", |s| Ok(s.capacity_bytes()))
     }
 
     #[getter]
-    fn now_ns(&self) -> u64 {
-        self.inner.now_ns()
+    fn now_ns(&mut self) -> PyResult<u64> {
+        self.call("now_ns", |s| Ok(s.now_ns()))
     }
 
     #[getter]
-    fn hmb_granted_bytes(&self) -> u64 {
-        self.inner.hmb_granted_bytes()
+    fn hmb_granted_bytes(&mut self) -> PyResult<u64> {
+        self.call("hmb_granted_bytes", |s| Ok(s.hmb_granted_bytes()))
     }
 
     #[getter]
@@ -312,52 +426,62 @@ impl PySession {
 
     #[setter]
     fn set_max_io_bytes(&mut self, v: u64) -> PyResult<()> {
-        if v == 0 || !v.is_multiple_of(512) {
-            return Err(req_err(format!(
-                "max_io_bytes: {v} must be a positive multiple of 512"
-            )));
-        }
-        self.inner.max_io_bytes = v;
-        Ok(())
+        self.call("max_io_bytes", |s| {
+            if v == 0 || !v.is_multiple_of(512) {
+                return Err(req_err(format!(
+                    "max_io_bytes: {v} must be a positive multiple of 512"
+                )));
+            }
+            s.max_io_bytes = v;
+            Ok(())
+        })
     }
 
     fn read(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Read, offset, length))
-            .map_err(req_err)
+        use ssdlab_core::workload::OpKind;
+        self.call("read", |s| {
+            py.allow_threads(|| s.request(OpKind::Read, offset, length))
+                .map_err(req_err)
+        })
     }
 
     fn write(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Write, offset, length))
-            .map_err(req_err)
+        use ssdlab_core::workload::OpKind;
+        self.call("write", |s| {
+            py.allow_threads(|| s.request(OpKind::Write, offset, length))
+                .map_err(req_err)
+        })
     }
 
     fn deallocate(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<u64> {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.request(ssdlab_core::workload::OpKind::Trim, offset, length))
-            .map_err(req_err)
+        use ssdlab_core::workload::OpKind;
+        self.call("deallocate", |s| {
+            py.allow_threads(|| s.request(OpKind::Trim, offset, length))
+                .map_err(req_err)
+        })
     }
 
     fn read_many(&mut self, py: Python<'_>, offsets: Vec<u64>, length: u64) -> PyResult<Vec<u64>> {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.read_many(&offsets, length))
-            .map_err(req_err)
+        self.call("read_many", |s| {
+            py.allow_threads(|| s.read_many(&offsets, length))
+                .map_err(req_err)
+        })
     }
 
-    fn flush(&mut self, py: Python<'_>) -> u64 {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.flush())
+    fn flush(&mut self, py: Python<'_>) -> PyResult<u64> {
+        self.call("flush", |s| Ok(py.allow_threads(|| s.flush())))
     }
 
-    fn idle_ns(&mut self, py: Python<'_>, ns: u64) {
-        let s = &mut self.inner;
-        py.allow_threads(|| s.idle(ns))
+    fn idle_ns(&mut self, py: Python<'_>, ns: u64) -> PyResult<()> {
+        self.call("idle_ns", |s| {
+            py.allow_threads(|| s.idle(ns));
+            Ok(())
+        })
     }
 
     /// The device's report so far, as JSON text (for inspection, not for probes).
-    fn report(&self) -> String {
-        self.inner.report().to_string()
+    fn report(&mut self) -> PyResult<String> {
+        self.call("report", |s| Ok(s.report().to_string()))
     }
 }
 
@@ -380,75 +504,91 @@ fn serve(
     backing: Option<String>,
     late_tolerance_ns: u64,
 ) -> PyResult<String> {
-    use ssdlab_serve::{Listen, ServeError, ServeOptions};
-    let spec = spec(device_kind, device_text, device_origin)?;
-    let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
-    let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
-    let listen = match (socket, port) {
-        (Some(s), None) => Listen::Unix(s),
-        (None, Some(p)) => Listen::Tcp(p),
-        (None, None) => Listen::Tcp(10809),
-        (Some(_), Some(_)) => {
-            return Err(ConfigError::new_err(
-                "--socket and --port: give one of them, not both",
-            ))
+    guard("serve", || {
+        use ssdlab_serve::{Listen, ServeError, ServeOptions};
+        let spec = spec(device_kind, device_text, device_origin)?;
+        let dev = config::load_device(&spec, &device_overrides).map_err(cfg_err)?;
+        let state = ssdlab_core::DriveState::parse(state).map_err(ConfigError::new_err)?;
+        let listen = match (socket, port) {
+            (Some(s), None) => Listen::Unix(s),
+            (None, Some(p)) => Listen::Tcp(p),
+            (None, None) => Listen::Tcp(10809),
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::new_err(
+                    "--socket and --port: give one of them, not both",
+                ))
+            }
+        };
+        let opts = ServeOptions {
+            listen,
+            time_scale,
+            backing,
+            late_tolerance_ns,
+        };
+        let label = dev.name.clone();
+        let run_opts = ssdlab_core::RunOptions {
+            state,
+            seed,
+            verify: false,
+        };
+        let r = py.allow_threads(move || {
+            let t0 = Instant::now();
+            let sess = ssdlab_core::AsyncSession::new(dev, run_opts)
+                .map_err(|e| ServeError::Usage(e.to_string()))?;
+            let prep_s = t0.elapsed().as_secs_f64();
+            let mut v = ssdlab_serve::serve(sess, &opts, &label)?;
+            // As `run`'s report: preparation apart, the serving time as the simulation's.
+            let r = &mut v["report"];
+            r["prep_wall_time_s"] = prep_s.into();
+            r["sim_wall_time_s"] = r["wall_time_s"].clone();
+            Ok(v)
+        });
+        match r {
+            Ok(v) => Ok(v.to_string()),
+            Err(ServeError::Usage(m)) => Err(ConfigError::new_err(m)),
+            Err(ServeError::Model(m)) => Err(pyo3::exceptions::PyRuntimeError::new_err(m)),
         }
-    };
-    let opts = ServeOptions {
-        listen,
-        time_scale,
-        backing,
-        late_tolerance_ns,
-    };
-    let label = dev.name.clone();
-    let run_opts = ssdlab_core::RunOptions {
-        state,
-        seed,
-        verify: false,
-    };
-    let r = py.allow_threads(move || {
-        let t0 = Instant::now();
-        let sess = ssdlab_core::AsyncSession::new(dev, run_opts)
-            .map_err(|e| ServeError::Usage(e.to_string()))?;
-        let prep_s = t0.elapsed().as_secs_f64();
-        let mut v = ssdlab_serve::serve(sess, &opts, &label)?;
-        // As `run`'s report: preparation apart, the serving time as the simulation's.
-        let r = &mut v["report"];
-        r["prep_wall_time_s"] = prep_s.into();
-        r["sim_wall_time_s"] = r["wall_time_s"].clone();
-        Ok(v)
-    });
-    match r {
-        Ok(v) => Ok(v.to_string()),
-        Err(ServeError::Usage(m)) => Err(ConfigError::new_err(m)),
-        Err(ServeError::Model(m)) => Err(pyo3::exceptions::PyRuntimeError::new_err(m)),
-    }
+    })
 }
 
 /// (name, description) of every shipped device preset.
 #[pyfunction]
-fn presets() -> Vec<(String, String)> {
-    core_presets::describe()
+fn presets() -> PyResult<Vec<(String, String)>> {
+    guard("presets", || Ok(core_presets::describe()))
 }
 
 /// The TOML text of a shipped preset, or None.
 #[pyfunction]
-fn preset_toml(name: &str) -> Option<String> {
-    core_presets::device_toml(name).map(str::to_string)
+fn preset_toml(name: &str) -> PyResult<Option<String>> {
+    guard("preset_toml", || {
+        Ok(core_presets::device_toml(name).map(str::to_string))
+    })
+}
+
+/// Bytes of the memory limit reserved by the runs in progress in this process (runs
+/// in parallel share `max_memory`).
+#[pyfunction]
+fn _memory_reserved() -> PyResult<u64> {
+    guard("_memory_reserved", || {
+        Ok(ssdlab_core::config::limits::reserved_bytes())
+    })
 }
 
 /// Panic, for the test that a panic reaches Python as `ssdlab.InternalError`.
 #[pyfunction]
-fn _panic_for_tests() {
-    panic!("a deliberate panic for tests");
+fn _panic_for_tests() -> PyResult<()> {
+    guard("_panic_for_tests", || {
+        panic!("a deliberate panic for tests")
+    })
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ssdlab_core::VERSION)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
-    // A panic reaches Python as PanicException, which ssdlab.api turns into
-    // InternalError; keep Rust's report off the user's terminal unless SSDLAB_DEBUG=1.
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    // Every binding turns a panic into InternalError (`guard`); keep Rust's panic
+    // report off the user's terminal unless SSDLAB_DEBUG=1.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if std::env::var_os("SSDLAB_DEBUG").is_some() {
@@ -466,6 +606,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_memory_reserved, m)?)?;
     m.add_function(wrap_pyfunction!(serve, m)?)?;
     Ok(())
 }

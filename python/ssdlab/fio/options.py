@@ -394,7 +394,7 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
                 earlier = ", ".join(j.name for j in jobs) or "none"
                 raise JobFileError(
                     f"{o.where}: wait_for={(o.value or '').strip()}: no earlier job of that name "
-                    f"(earlier jobs: {earlier})"
+                    f"(allowed: the name of an earlier job: {earlier})"
                 )
         job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed, warnings)
         if new_phase and jobs:
@@ -688,6 +688,7 @@ def _job(
             spec.setdefault("_trace", {})["speedup"] = 100 / scale
         elif n == "percentage_random":
             vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "a percentage, e.g. 50")
             spec["percentage_random"] = vals[0]
         elif n == "randseed":
             spec["randseed"] = parse_int(v, w, n)
@@ -697,9 +698,11 @@ def _job(
             spec["thinktime_blocks"] = parse_int(v, w, n, 1, 1 << 32)
         elif n == "rate_iops":
             vals = [parse_int(x, w, n, 1) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "I/Os per second, e.g. 1000 or 1000,500")
             spec["rate_iops"] = max(vals)
         elif n == "rate":
             vals = [parse_size(x, w, n, kb) for x in v.split(",") if x.strip()]
+            _need_values(vals, w, n, v, "bytes per second, e.g. 100m")
             if max(vals) == 0:
                 raise JobFileError(f"{w}: rate={v}: must be above 0 bytes/s")
             spec["rate_bytes"] = f"{max(vals)}B"
@@ -845,6 +848,11 @@ def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, 
             s["offset"] = f"{off_b}B"
         elif off:
             off_b = int(off[:-1])
+        if off_b >= capacity_bytes:
+            raise JobFileError(
+                f"{job.where}: [{job.name}]: offset: {off_b} bytes is at or beyond the end of "
+                f"the device (allowed: below its capacity, {capacity_bytes} bytes)"
+            )
         span = min(span, capacity_bytes - off_b)
         s["size"] = f"{span}B"
         loops = s.pop("_loops", 1)
@@ -886,6 +894,12 @@ def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, 
         else:
             out.append((ji, s))
     return out
+
+
+def _need_values(vals: list, where: str, name: str, text: str, allowed: str) -> None:
+    """An option whose comma-separated value lists nothing (``rate_iops=``, ``rate=,``)."""
+    if not vals:
+        raise JobFileError(f"{where}: {name}={text}: needs a value (allowed: {allowed})")
 
 
 def _min_bs(s: dict) -> int:

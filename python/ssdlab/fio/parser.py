@@ -8,7 +8,8 @@ selection are not supported (they give a clear error or are not needed here).
 
 Limits (a job file is input from anywhere): includes nest at most ``MAX_INCLUDE_DEPTH``
 deep, a file is read up to ``MAX_FILE_BYTES``, all files of one job file together (each
-include counted every time it is included) up to ``MAX_TOTAL_BYTES``; a file must be
+include counted every time it is included) up to ``MAX_TOTAL_BYTES`` and at most
+``MAX_INCLUDES`` includes; a file must be
 UTF-8 text without NUL bytes. Each limit is an error naming the file and line.
 """
 
@@ -44,6 +45,7 @@ MAX_NS = 100 * 365 * 86_400 * 10**9  # 100 years
 MAX_INCLUDE_DEPTH = 8
 MAX_FILE_BYTES = 1 << 20
 MAX_TOTAL_BYTES = 4 << 20
+MAX_INCLUDES = 1000
 
 
 def read_text(path: Path, where: str | None = None) -> str:
@@ -78,9 +80,17 @@ class _Budget:
 
     def __init__(self) -> None:
         self.total = 0
+        self.includes = 0
 
-    def take(self, n: int, where: str) -> None:
+    def take(self, n: int, where: str, include: bool = False) -> None:
         self.total += n
+        self.includes += include
+        if self.includes > MAX_INCLUDES:
+            raise JobFileError(
+                f"{where}: more than {MAX_INCLUDES} includes in total, counting each time a "
+                "file is included (allowed: at most that many; an include repeated or "
+                "nested too often?)"
+            )
         if self.total > MAX_TOTAL_BYTES:
             raise JobFileError(
                 f"{where}: the job file and its includes exceed {MAX_TOTAL_BYTES >> 20} MiB "
@@ -128,7 +138,7 @@ def parse_text(
             if not path.is_absolute():
                 path = Path(origin).parent / path
             inc_text = read_text(path, where)
-            budget.take(len(inc_text), f"{where}: include {inc}")
+            budget.take(len(inc_text), f"{where}: include {inc}", include=True)
             for s in parse_text(inc_text, str(path), _depth + 1, budget):
                 if sections and s.name == sections[-1].name:
                     sections[-1].opts.extend(s.opts)

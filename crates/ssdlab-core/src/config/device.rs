@@ -510,7 +510,8 @@ impl DeviceConfig {
                 errs.push("host.lane_bandwidth: must be > 0".into());
             }
         }
-        if !(64..=4096).contains(&h.max_payload.bytes()) || !h.max_payload.bytes().is_power_of_two()
+        if !(128..=4096).contains(&h.max_payload.bytes())
+            || !h.max_payload.bytes().is_power_of_two()
         {
             errs.push(format!(
                 "host.max_payload: {} is not allowed (a power of two from 128B to 4KiB)",
@@ -519,7 +520,7 @@ impl DeviceConfig {
         }
         if h.io_queues > 65535 {
             errs.push(format!(
-                "host.io_queues: {} exceeds NVMe's 65535 I/O queues",
+                "host.io_queues: {} exceeds NVMe's 65535 I/O queues (allowed: 1 to 65535)",
                 h.io_queues
             ));
         }
@@ -553,8 +554,10 @@ impl DeviceConfig {
             ));
         } else if page > 0 && !page.is_multiple_of(mu) {
             errs.push(format!(
-                "ftl.mapping_unit: {} does not divide nand.page_size {} (the page must hold whole mapping units)",
-                self.ftl.mapping_unit, n.page_size
+                "ftl.mapping_unit: {} does not divide nand.page_size {} (the page must hold whole mapping units){}",
+                self.ftl.mapping_unit,
+                n.page_size,
+                super::units::decimal_note(page.max(mu))
             ));
         }
         let op = self.ftl.over_provisioning;
@@ -617,7 +620,7 @@ impl DeviceConfig {
             if spare_blocks < f.gc_target_blocks as u64 + 2 {
                 errs.push(format!(
                     "ftl.over_provisioning: {op} leaves {spare_blocks} spare blocks per die, fewer than gc_target_blocks + 2 = {}; raise over_provisioning or blocks_per_plane",
-                    f.gc_target_blocks + 2
+                    f.gc_target_blocks as u64 + 2
                 ));
             } else {
                 // Writes held in the buffer invalidate their old copies only once placed:

@@ -13,6 +13,8 @@
 //! ranges.
 
 use super::device::DeviceConfig;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 /// Fixed allowance for everything that does not grow with the geometry.
 const BASE_BYTES: u64 = 32 << 20;
@@ -66,4 +68,52 @@ pub fn memory_error(estimate: u64, max_bytes: u64) -> Option<String> {
             mib(max_bytes)
         )
     })
+}
+
+/// Memory reserved by the runs in progress in this process (bytes), so that runs in
+/// parallel (`run_many`, sweeps on threads) share one limit rather than each having
+/// it: a run that fits the limit alone waits until the runs before it leave room.
+static RESERVED: Mutex<u64> = Mutex::new(0);
+static RELEASED: Condvar = Condvar::new();
+
+/// A run's share of the process's memory limit, given back on drop.
+#[derive(Debug)]
+pub struct Reservation(u64);
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut used = RESERVED.lock().unwrap_or_else(|e| e.into_inner());
+        *used -= self.0;
+        RELEASED.notify_all();
+    }
+}
+
+/// Reserve `estimate` bytes under `max_bytes` (0 = no limit) for one run: an error
+/// when the run alone exceeds the limit; otherwise wait (asking the interrupt hook,
+/// `crate::interrupt`, every 50 ms) until the runs in progress leave room. A run
+/// always starts when nothing else is reserved.
+pub fn reserve(estimate: u64, max_bytes: u64) -> Result<Reservation, String> {
+    if let Some(m) = memory_error(estimate, max_bytes) {
+        return Err(m);
+    }
+    if max_bytes == 0 {
+        return Ok(Reservation(0));
+    }
+    let mut used = RESERVED.lock().unwrap_or_else(|e| e.into_inner());
+    while *used > 0 && used.saturating_add(estimate) > max_bytes {
+        used = RELEASED
+            .wait_timeout(used, Duration::from_millis(50))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+        drop(used);
+        crate::interrupt::poll();
+        used = RESERVED.lock().unwrap_or_else(|e| e.into_inner());
+    }
+    *used += estimate;
+    Ok(Reservation(estimate))
+}
+
+/// Bytes reserved by the runs in progress in this process.
+pub fn reserved_bytes() -> u64 {
+    *RESERVED.lock().unwrap_or_else(|e| e.into_inner())
 }

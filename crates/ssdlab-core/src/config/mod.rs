@@ -97,20 +97,42 @@ fn parse_tree(spec: &DeviceSpec) -> Result<toml::Value, ConfigError> {
 }
 
 fn json_to_toml(v: &serde_json::Value) -> Result<toml::Value, String> {
+    json_to_toml_at(v, "")
+}
+
+fn json_to_toml_at(v: &serde_json::Value, path: &str) -> Result<toml::Value, String> {
     use serde_json::Value as J;
     Ok(match v {
-        J::Null => return Err("null values are not allowed".into()),
+        J::Null => {
+            return Err(format!(
+                "{path}: null is not allowed inside a list (allowed: numbers, text, true/false)"
+            ))
+        }
         J::Bool(b) => toml::Value::Boolean(*b),
         J::Number(n) => match n.as_i64() {
             Some(i) => toml::Value::Integer(i),
             None => toml::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
         J::String(s) => toml::Value::String(s.clone()),
-        J::Array(a) => toml::Value::Array(a.iter().map(json_to_toml).collect::<Result<_, _>>()?),
+        J::Array(a) => toml::Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| json_to_toml_at(x, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
         J::Object(o) => {
             let mut t = toml::map::Map::new();
             for (k, v) in o {
-                t.insert(k.clone(), json_to_toml(v)?);
+                // A null field means "the default", as in the Python API (and the
+                // resolved config in a report, `lane_bandwidth: null`, loads again).
+                if !v.is_null() {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    t.insert(k.clone(), json_to_toml_at(v, &p)?);
+                }
             }
             toml::Value::Table(t)
         }
@@ -198,13 +220,50 @@ pub(crate) fn deserialize_tree<T: serde::de::DeserializeOwned>(
         let path = e.path().to_string();
         // toml appends "in `section`" on later lines; the path already says where.
         let inner = e.into_inner().to_string();
-        let inner = inner.lines().next().unwrap_or("").trim().to_string();
+        let inner = plain_message(inner.lines().next().unwrap_or("").trim());
         if path.is_empty() || path == "." {
             err(origin, inner)
         } else {
             err(origin, format!("{path}: {inner}"))
         }
     })
+}
+
+/// serde's wording in the user's terms: "expected u32" says what is allowed as a
+/// range, an enum given a number says a name is expected, and so on.
+fn plain_message(m: &str) -> String {
+    let allowed = |ty: &str| -> Option<&'static str> {
+        Some(match ty {
+            "u8" => "a whole number from 0 to 255",
+            "u16" => "a whole number from 0 to 65535",
+            "u32" => "a whole number from 0 to 4294967295",
+            "u64" | "usize" => "a whole number from 0 to 18446744073709551615",
+            "i64" => "a whole number",
+            "f32" | "f64" => "a number",
+            "a boolean" => "true or false",
+            _ => return None,
+        })
+    };
+    // "invalid type: string \"abc\", expected u32" / "invalid value: integer `-1`, expected u32"
+    if let Some((what, ty)) = m.rsplit_once(", expected ") {
+        let got = what
+            .trim_start_matches("invalid type: ")
+            .trim_start_matches("invalid value: ");
+        if got == "unit variant" {
+            return "a number is not allowed here: expected one of this field's names, in quotes"
+                .into();
+        }
+        let got = got
+            .trim_start_matches("string ")
+            .trim_start_matches("integer ")
+            .trim_start_matches("floating point ")
+            .trim_start_matches("boolean ")
+            .replace('`', "");
+        if let Some(a) = allowed(ty) {
+            return format!("{got} is not allowed ({a})");
+        }
+    }
+    m.to_string()
 }
 
 /// `nand.capacity = "1TB"` instead of `nand.blocks_per_plane`: the fewest blocks per
@@ -305,6 +364,27 @@ pub fn load_workload(
         w.trace_stats = Some(stats);
     }
     Ok(w)
+}
+
+/// What every constructor of a simulated drive checks first (`Ssd::new`, `Session`,
+/// `AsyncSession`, `run_jobs`): the device and every job are valid, whatever built
+/// them (a config deserialised or changed in code skips `load_device`).
+pub fn check_run(dev: &DeviceConfig, jobs: &[WorkloadConfig]) -> Result<(), ConfigError> {
+    let origin = format!("device '{}'", dev.name);
+    dev.validate().map_err(|m| err(&origin, m))?;
+    if jobs.is_empty() {
+        return Err(err("workload", "jobs: must be a non-empty list of jobs"));
+    }
+    let cap = dev.capacity_bytes();
+    for (i, w) in jobs.iter().enumerate() {
+        let source = if jobs.len() == 1 {
+            "workload".to_string()
+        } else {
+            format!("workload job {i}")
+        };
+        w.validate(cap).map_err(|m| err(&source, m))?;
+    }
+    Ok(())
 }
 
 /// Load a workload of one job (fio options) or several: `{"jobs": [{...}, ...]}`,

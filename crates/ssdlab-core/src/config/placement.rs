@@ -255,6 +255,17 @@ impl DeviceConfig {
                 rc.size, self.ftl.mapping_unit
             ));
         }
+        let units = rc.size.bytes() / unit.max(1);
+        let ways = rc.ways.max(1) as u64;
+        if units > ways && !units.is_multiple_of(ways) {
+            // The cache holds whole sets of `ways` units: anything beyond would be lost.
+            let set = Size(ways * unit);
+            errs.push(format!(
+                "read_cache.size: {} is not a whole number of sets (read_cache.ways x ftl.mapping_unit = {set}); it would hold only {} (allowed: a multiple of {set}, or at most one set)",
+                rc.size,
+                Size(units / ways * ways * unit)
+            ));
+        }
         let (name, size) = tier_size(rc.tier);
         if rc.tier == DataTier::Slc && self.nand.cell == super::device::CellType::Slc {
             errs.push("read_cache.tier: slc needs a drive whose native cells are not SLC".into());

@@ -25,6 +25,17 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((num, s[end..].trim()))
 }
 
+/// An unknown unit that is really an exponent ("1e3us"): say so rather than
+/// "unknown unit 'e3us'".
+fn exponent_error(s: &str, unit: &str) -> Option<String> {
+    let rest = unit.strip_prefix(['e', 'E'])?;
+    rest.trim_start_matches(['+', '-'])
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then(|| {
+            format!("'{s}': a number with an exponent is not allowed here; write it in full (e.g. \"1000us\" for \"1e3us\", \"1000000B\" for \"1e6B\")")
+        })
+}
+
 /// Parse a duration into nanoseconds; a bare number is multiplied by `bare_ns`
 /// (None: a bare number other than 0 is an error).
 fn duration_with_default(s: &str, bare_ns: Option<f64>, max_ns: u64) -> Result<u64, String> {
@@ -46,9 +57,9 @@ fn duration_with_default(s: &str, bare_ns: Option<f64>, max_ns: u64) -> Result<u
         "m" | "min" => 60e9,
         "h" => 3600e9,
         _ => {
-            return Err(format!(
-                "'{s}' has an unknown time unit '{unit}' (allowed: ns, us, ms, s, min, h)"
-            ))
+            return Err(exponent_error(s, unit).unwrap_or_else(|| {
+                format!("'{s}' has an unknown time unit '{unit}' (allowed: ns, us, ms, s, min, h)")
+            }))
         }
     };
     let ns = (n * mult).round();
@@ -97,6 +108,17 @@ pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
     }
 }
 
+/// A note for a size that is a whole number of kB/MB/GB but not of 512 bytes: the
+/// user probably meant KiB (ssdlab reads kB, MB, GB as powers of 1000, like fio's
+/// `kb_base=1000`; KiB, MiB, GiB and bare k, M, G are powers of 1024).
+pub fn decimal_note(bytes: u64) -> &'static str {
+    if bytes > 0 && bytes.is_multiple_of(1000) && !bytes.is_multiple_of(512) {
+        " (kB, MB and GB are powers of 1000; KiB, MiB, GiB or a bare k, M, G are powers of 1024: 4KiB = 4k = 4096 bytes)"
+    } else {
+        ""
+    }
+}
+
 /// Parse a size into bytes; a bare number is bytes (fio's convention).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (n, unit) = split_number(s)
@@ -109,9 +131,9 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "t" | "ti" => 1024f64.powi(4),
         "p" | "pi" => 1024f64.powi(5),
         _ => {
-            return Err(format!(
+            return Err(exponent_error(s, unit).unwrap_or_else(|| format!(
                 "'{s}' has an unknown size unit '{unit}' (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
-            ))
+            )))
         }
     };
     // Decimal units: "KB", "MB", ... (an explicit B after a plain prefix) are powers of ten.

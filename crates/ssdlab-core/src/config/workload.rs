@@ -320,8 +320,9 @@ impl WorkloadConfig {
         let bs = self.bs.bytes();
         if bs == 0 || !bs.is_multiple_of(512) {
             errs.push(format!(
-                "bs: {} is not allowed (a positive multiple of 512 bytes)",
-                self.bs
+                "bs: {} is not allowed (a positive multiple of 512 bytes){}",
+                self.bs,
+                super::units::decimal_note(bs)
             ));
         }
         if bs > 128 << 20 {
@@ -352,8 +353,9 @@ impl WorkloadConfig {
         }
         if !self.offset.bytes().is_multiple_of(512) {
             errs.push(format!(
-                "offset: {} is not a multiple of 512 bytes",
-                self.offset
+                "offset: {} is not a multiple of 512 bytes{}",
+                self.offset,
+                super::units::decimal_note(self.offset.bytes())
             ));
         }
         if self.offset.bytes() >= capacity {

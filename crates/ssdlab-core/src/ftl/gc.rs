@@ -183,11 +183,13 @@ impl Ftl {
 
     /// Collect one victim on `die` at once (no timing): copies, programs, erase.
     pub fn gc_functional(&mut self, die: u32) -> bool {
+        crate::interrupt::check(); // preparation stops here on Ctrl-C
         let Some(victim) = self.start_gc(die) else {
             return false;
         };
         let base = self.geo.block_base(victim);
         for p in base..base + self.geo.units_per_block {
+            crate::interrupt::check();
             if let Some((_, Some(s))) = self.relocate(p) {
                 self.program_done(s);
             }
@@ -201,6 +203,7 @@ impl Ftl {
     /// says stop: just above the threshold when paced, the target in burst mode,
     /// where timed runs leave a die too).
     pub fn write_functional(&mut self, lpn: u32) {
+        crate::interrupt::check(); // preparation stops here on Ctrl-C
         loop {
             let die = self.host_cursor;
             if self.free_blocks(die) <= self.gc_threshold {

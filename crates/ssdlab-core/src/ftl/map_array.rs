@@ -337,6 +337,7 @@ impl MapArray {
     #[cold]
     #[inline(never)]
     fn own(&mut self, c: usize) {
+        crate::interrupt::poll(); // milliseconds each: preparation stops here on Ctrl-C
         let len = self.chunk_len(c);
         let implicit = self.implicit;
         let chunk = match &mut self.chunks[c] {

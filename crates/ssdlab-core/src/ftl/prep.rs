@@ -439,6 +439,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     let nb = counts.len();
     let mut stuck = 0;
     while sum != target && stuck < nb {
+        crate::interrupt::check();
         let c = &mut counts[i % nb];
         i += 1;
         if *c == u32::MAX || *c == SLC_BLOCK {
@@ -506,6 +507,7 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
             chosen[slots[i] as usize] = pick_valid;
         }
         for slot in 0..upb {
+            crate::interrupt::check(); // preparation stops here on Ctrl-C
             if chosen[slot as usize] {
                 let lpn = perm.apply(k) as u32;
                 k += 1;

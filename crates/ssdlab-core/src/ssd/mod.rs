@@ -22,7 +22,7 @@ mod system_hooks;
 #[cfg(test)]
 mod tests;
 
-use crate::config::{DeviceConfig, QueuePolicy, WorkloadConfig};
+use crate::config::{ConfigError, DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
 use crate::ftl::prep::{DriveState, PrepInfo};
 use crate::ftl::Ftl;
@@ -190,12 +190,21 @@ pub struct Counters {
 
 impl Ssd {
     /// Build the device, prepare the drive and set up one workload's jobs.
-    pub fn new(cfg: DeviceConfig, workload: WorkloadConfig, opts: RunOptions) -> Self {
+    /// The device and workload are validated first (`config::check_run`).
+    pub fn new(
+        cfg: DeviceConfig,
+        workload: WorkloadConfig,
+        opts: RunOptions,
+    ) -> Result<Self, ConfigError> {
         Self::with_jobs(cfg, vec![workload], opts)
     }
 
     /// Build the device with several job sections (each with its own numjobs copies).
-    pub fn with_jobs(cfg: DeviceConfig, job_cfgs: Vec<WorkloadConfig>, opts: RunOptions) -> Self {
+    pub fn with_jobs(
+        cfg: DeviceConfig,
+        job_cfgs: Vec<WorkloadConfig>,
+        opts: RunOptions,
+    ) -> Result<Self, ConfigError> {
         Self::with_jobs_reusing(cfg, job_cfgs, opts, false)
     }
 
@@ -206,8 +215,8 @@ impl Ssd {
         job_cfgs: Vec<WorkloadConfig>,
         opts: RunOptions,
         reuse_prep: bool,
-    ) -> Self {
-        assert!(!job_cfgs.is_empty(), "at least one job");
+    ) -> Result<Self, ConfigError> {
+        crate::config::check_run(&cfg, &job_cfgs)?;
         let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
         let capacity = cfg.capacity_bytes();
@@ -277,7 +286,7 @@ impl Ssd {
         let mut groups: Vec<u32> = job_cfgs.iter().map(|w| w.group).collect();
         groups.sort_unstable();
         groups.dedup();
-        Ssd {
+        Ok(Ssd {
             timing: Timing::new(&cfg),
             pcie: Pcie::new(&cfg),
             nvme: Nvme::new(&cfg, queues),
@@ -320,7 +329,7 @@ impl Ssd {
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
             cfg,
-        }
+        })
     }
 
     pub fn now(&self) -> Ns {

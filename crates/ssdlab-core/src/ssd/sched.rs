@@ -319,7 +319,7 @@ mod tests {
             seed: 1,
             verify: false,
         };
-        let mut ssd = Ssd::new(dev, wl, opts);
+        let mut ssd = Ssd::new(dev, wl, opts).unwrap();
         // Fill one stripe: its program is dispatched at t = 0.
         let mut stripe = None;
         let mut lpn = 0;

@@ -52,7 +52,7 @@ impl Session {
             source: "session".into(),
             message: e.to_string(),
         })?;
-        let mut ssd = Ssd::new(cfg, w, opts);
+        let mut ssd = Ssd::new(cfg, w, opts)?;
         ssd.jobs[0].external = true;
         Ok(Session {
             ssd,

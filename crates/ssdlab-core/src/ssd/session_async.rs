@@ -63,7 +63,7 @@ impl AsyncSession {
             source: "session".into(),
             message: e.to_string(),
         })?;
-        let mut ssd = Ssd::new(cfg, w, opts);
+        let mut ssd = Ssd::new(cfg, w, opts)?;
         ssd.jobs[0].external = true;
         let origin_ns = ssd.now();
         ssd.window.open(origin_ns, &ssd.ftl.stats);

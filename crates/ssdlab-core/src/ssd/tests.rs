@@ -18,6 +18,7 @@ fn drive(state: DriveState, overrides: &[String]) -> Ssd {
             verify: true,
         },
     )
+    .unwrap()
 }
 
 fn sustained_slc_drive(extra: &[&str]) -> Ssd {
@@ -41,6 +42,7 @@ fn sustained_slc_drive(extra: &[&str]) -> Ssd {
             verify: true,
         },
     )
+    .unwrap()
 }
 
 /// Process device events until none is left.

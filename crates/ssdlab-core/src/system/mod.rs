@@ -167,7 +167,7 @@ impl System {
             let ssd = if own.is_empty() {
                 None
             } else {
-                let mut ssd = Ssd::with_jobs_reusing(spec.device.clone(), own, opts.clone(), true);
+                let mut ssd = Ssd::with_jobs_reusing(spec.device.clone(), own, opts.clone(), true)?;
                 ssd.reseed_jobs(drive_seed(opts.seed, i));
                 Some(ssd)
             };

@@ -21,7 +21,7 @@ pub mod replay;
 use crate::workload::OpKind;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -102,18 +102,55 @@ fn bad(path: &str, line: u64, text: &str, expected: &str) -> TraceError {
     }
 }
 
+/// The longest line a trace may have: a longer one is a bad line (read no further
+/// than this, so a file without newlines, such as `/dev/zero`, cannot fill memory).
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// One line into `buf` (reading no more than `MAX_LINE_BYTES` of it): the bytes
+/// read (0 at the end) and an error message for a line that is too long or not UTF-8.
+/// A line that is too long ends the reading: its rest is not read (it may never end).
+fn read_line_bounded(
+    r: &mut dyn BufRead,
+    buf: &mut String,
+) -> std::io::Result<(usize, Option<String>)> {
+    let mut bytes = Vec::new();
+    let n = Read::take(&mut *r, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut bytes)?;
+    if bytes.len() > MAX_LINE_BYTES {
+        return Ok((
+            n,
+            Some(format!("a line longer than {} KiB", MAX_LINE_BYTES >> 10)),
+        ));
+    }
+    match String::from_utf8(bytes) {
+        Ok(t) => {
+            buf.push_str(&t);
+            Ok((n, None))
+        }
+        Err(_) => Ok((n, Some("a line that is not UTF-8 text".into()))),
+    }
+}
+
 /// Guess a trace's format from its first lines.
 pub fn detect(path: &str) -> Result<TraceFormat, TraceError> {
     let f = File::open(path).map_err(|e| TraceError {
         message: format!("{path}: cannot open trace: {e}"),
     })?;
-    let mut r = BufReader::new(f);
+    detect_in(path, &mut BufReader::new(f))
+}
+
+/// `detect` on any reader; `path` names it in errors.
+pub fn detect_in(path: &str, r: &mut dyn BufRead) -> Result<TraceFormat, TraceError> {
     let mut line = String::new();
     for _ in 0..20 {
         line.clear();
-        match r.read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
+        match read_line_bounded(r, &mut line) {
+            Ok((0, _)) => break,
+            Ok((_, None)) => {}
+            Ok((_, Some(m))) => {
+                return Err(TraceError {
+                    message: format!("{path}: not a text trace: {m}"),
+                })
+            }
             Err(e) => {
                 return Err(TraceError {
                     message: format!("{path}: not a text trace: {e}"),
@@ -171,9 +208,29 @@ impl TraceReader {
         let f = File::open(path).map_err(|e| TraceError {
             message: format!("{path}: cannot open trace: {e}"),
         })?;
-        Ok(TraceReader {
-            path: path.to_string(),
-            lines: Box::new(BufReader::with_capacity(1 << 16, f)),
+        if f.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(TraceError {
+                message: format!("{path}: cannot open trace: it is a directory"),
+            });
+        }
+        Ok(Self::from_reader(
+            path,
+            format,
+            Box::new(BufReader::with_capacity(1 << 16, f)),
+            skip_bad_lines,
+        ))
+    }
+
+    /// A reader of trace text from any source; `name` stands for the file in errors.
+    pub fn from_reader(
+        name: &str,
+        format: TraceFormat,
+        lines: Box<dyn BufRead + Send + Sync>,
+        skip_bad_lines: u64,
+    ) -> Self {
+        TraceReader {
+            path: name.to_string(),
+            lines,
             format,
             line_no: 0,
             buf: String::new(),
@@ -183,7 +240,7 @@ impl TraceReader {
             iolog_v3: false,
             last_device: None,
             device_filter: None,
-        })
+        }
     }
 
     /// Replay only the requests of device (disk) `dev`; an error for formats without
@@ -211,10 +268,8 @@ impl TraceReader {
     pub fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
         loop {
             self.buf.clear();
-            let n = self
-                .lines
-                .read_line(&mut self.buf)
-                .map_err(|e| TraceError {
+            let (n, unreadable) =
+                read_line_bounded(&mut self.lines, &mut self.buf).map_err(|e| TraceError {
                     message: format!("{}:{}: cannot read: {e}", self.path, self.line_no + 1),
                 })?;
             if n == 0 {
@@ -222,7 +277,21 @@ impl TraceReader {
             }
             self.line_no += 1;
             let line = std::mem::take(&mut self.buf);
-            let r = self.parse_line(&line);
+            let r = match unreadable {
+                Some(m) => {
+                    let e = TraceError {
+                        message: format!(
+                            "{}:{}: {m} (a trace is text, one request a line)",
+                            self.path, self.line_no
+                        ),
+                    };
+                    if m.contains("longer") {
+                        return Err(e); // its rest may never end: not skippable
+                    }
+                    Err(e)
+                }
+                None => self.parse_line(&line),
+            };
             self.buf = line;
             match r {
                 Ok(Some(_))
@@ -302,7 +371,11 @@ impl TraceReader {
                 if w.len() < 10 || w[8] != "+" {
                     return Err(bad(p, n, l, exp));
                 }
-                let secs: f64 = w[3].parse().map_err(|_| bad(p, n, l, exp))?;
+                let secs: f64 = w[3]
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| bad(p, n, l, exp))?;
                 let kind = if rwbs.contains('D') {
                     OpKind::Trim
                 } else if rwbs.contains('W') {

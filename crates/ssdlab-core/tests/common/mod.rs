@@ -30,6 +30,7 @@ pub fn simulate(
         },
         &mut |_| true,
     )
+    .unwrap()
     .json
 }
 
