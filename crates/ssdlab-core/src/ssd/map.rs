@@ -34,6 +34,7 @@
 //! segment); flushes go oldest segment first, not fullest first; the map-of-map
 //! is always in SRAM and costs nothing to consult.
 
+use super::stats::{JournalStats, MapHmbStats, PagedMapStats};
 use super::{Cmd, Origin, Ssd};
 use crate::config::memory::{MapPlacement, MapTier, MAP_ENTRY_BYTES};
 use crate::controller::{Txn, TxnKind};
@@ -41,7 +42,6 @@ use crate::ftl::map_cache::MapCache;
 use crate::ftl::UNMAPPED;
 use crate::sim::{Event, Ns};
 use crate::workload::OpKind;
-use serde_json::{json, Value};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -259,7 +259,8 @@ impl MapState {
         j.entries * 4 >= j.capacity * 3 && j.flushes_in_flight < j.max_flushes
     }
 
-    pub fn to_json(&self, pcie_payload_bytes: u64) -> Value {
+    /// The map's counters; `pcie_payload_bytes`: all PCIe payload, for the HMB share.
+    pub fn stats(&self, pcie_payload_bytes: u64) -> PagedMapStats {
         let s = &self.main.stats;
         let l1 = self
             .l1
@@ -272,41 +273,53 @@ impl MapState {
         let read_hits = lookups - self.c.load_reads;
         let hmb_bytes = self.c.hmb_read_bytes + self.c.hmb_write_bytes;
         let c = &self.c;
-        json!({
-            "placement": self.place,
-            "lookups": lookups,
-            "hits": read_hits,
-            "misses": lookups - read_hits,
-            "hit_rate": if lookups > 0 { read_hits as f64 / lookups as f64 } else { 0.0 },
-            "l1_hits": l1.hits,
-            "cache_hits": s.hits,
-            "cache_misses": s.misses,
-            "empty_segment_reads": c.empty_reads,
-            "loads": c.loads,
-            "nand_loads": c.nand_loads,
-            "evictions": s.evictions,
-            "dirty_writebacks": c.writebacks,
-            "write_updates": c.write_updates,
-            "journal": {
-                "tier": if self.journal.in_hmb { "hmb" } else { "sram" },
-                "capacity_entries": self.journal.capacity,
-                "entries_logged": c.journal_entries,
-                "entries_absorbed_by_loads": c.journal_absorbed,
-                "flushes": c.flushes,
-                "flush_loads": c.flush_loads,
-                "entries_per_flush": if c.flushes > 0 { c.flush_entries as f64 / c.flushes as f64 } else { 0.0 },
-                "peak_entries": c.peak_journal,
-                "host_write_waits": c.journal_waits,
-                "gc_deferrals": c.gc_deferrals,
+        PagedMapStats {
+            placement: self.place.clone(),
+            lookups,
+            hits: read_hits,
+            misses: lookups - read_hits,
+            hit_rate: if lookups > 0 {
+                read_hits as f64 / lookups as f64
+            } else {
+                0.0
             },
-            "hmb": {
-                "granted_bytes": self.granted_hmb.granted_bytes,
-                "read_granularity_bytes": self.hmb_read_granularity,
-                "read_bytes": c.hmb_read_bytes,
-                "write_bytes": c.hmb_write_bytes,
-                "pcie_share": if pcie_payload_bytes > 0 { hmb_bytes as f64 / pcie_payload_bytes as f64 } else { 0.0 },
+            l1_hits: l1.hits,
+            cache_hits: s.hits,
+            cache_misses: s.misses,
+            empty_segment_reads: c.empty_reads,
+            loads: c.loads,
+            nand_loads: c.nand_loads,
+            evictions: s.evictions,
+            dirty_writebacks: c.writebacks,
+            write_updates: c.write_updates,
+            journal: JournalStats {
+                tier: if self.journal.in_hmb { "hmb" } else { "sram" },
+                capacity_entries: self.journal.capacity,
+                entries_logged: c.journal_entries,
+                entries_absorbed_by_loads: c.journal_absorbed,
+                flushes: c.flushes,
+                flush_loads: c.flush_loads,
+                entries_per_flush: if c.flushes > 0 {
+                    c.flush_entries as f64 / c.flushes as f64
+                } else {
+                    0.0
+                },
+                peak_entries: c.peak_journal,
+                host_write_waits: c.journal_waits,
+                gc_deferrals: c.gc_deferrals,
             },
-        })
+            hmb: MapHmbStats {
+                granted_bytes: self.granted_hmb.granted_bytes,
+                read_granularity_bytes: self.hmb_read_granularity,
+                read_bytes: c.hmb_read_bytes,
+                write_bytes: c.hmb_write_bytes,
+                pcie_share: if pcie_payload_bytes > 0 {
+                    hmb_bytes as f64 / pcie_payload_bytes as f64
+                } else {
+                    0.0
+                },
+            },
+        }
     }
 }
 

@@ -18,6 +18,7 @@ mod report;
 mod sched;
 mod session;
 mod session_async;
+mod stats;
 mod system_hooks;
 #[cfg(test)]
 mod tests;
@@ -38,6 +39,7 @@ pub(crate) use report::dirs_json;
 pub use report::Report;
 pub use session::Session;
 pub use session_async::{AsyncSession, Completion};
+pub use stats::DeviceStats;
 
 /// A host command in flight.
 #[derive(Clone, Copy, Debug)]

@@ -10,13 +10,13 @@
 //! before it could be stopped. Simplifies: reads queued while a die is suspended
 //! are all served before the resume; GC reads do not suspend.
 
+use super::stats::{AdaptiveStats, SchedStats};
 use super::Ssd;
 use crate::config::scheduling::{SchedPolicy, SchedulerConfig};
 use crate::config::GcPacing;
 use crate::controller::{AdaptiveDelay, Decision, Pick};
 use crate::nand::{DieStage, Suspended};
 use crate::sim::Ns;
-use serde_json::{json, Value};
 
 #[derive(Clone, Debug, Default)]
 struct SchedCounters {
@@ -58,30 +58,28 @@ impl SchedState {
         }
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The scheduler's counters.
+    pub fn stats(&self) -> SchedStats {
         let c = &self.c;
-        let mut v = json!({
-            "policy": self.policy,
-            "program_suspend": self.program_suspend,
-            "erase_suspend": self.erase_suspend,
-            "program_suspends": c.program_suspends,
-            "erase_suspends": c.erase_suspends,
-            "suspends": c.program_suspends + c.erase_suspends,
-            "refused_during_data_in": c.refused_during_data_in,
-            "refused_at_limit": c.refused_at_limit,
-            "suspended_ns": c.suspended_ns,
-            "added_op_time_ns": c.overhead_ns,
-        });
-        if let Some(a) = &self.adaptive {
-            v["adaptive"] = json!({
-                "holds": a.holds,
-                "hold_read_arrived": a.hold_read_arrived,
-                "hold_expired": a.hold_expired,
-                "dispatch_now": a.dispatch_now,
-                "dispatch_default": a.dispatch_default,
-            });
+        SchedStats {
+            policy: self.policy,
+            program_suspend: self.program_suspend,
+            erase_suspend: self.erase_suspend,
+            program_suspends: c.program_suspends,
+            erase_suspends: c.erase_suspends,
+            suspends: c.program_suspends + c.erase_suspends,
+            refused_during_data_in: c.refused_during_data_in,
+            refused_at_limit: c.refused_at_limit,
+            suspended_ns: c.suspended_ns,
+            added_op_time_ns: c.overhead_ns,
+            adaptive: self.adaptive.as_ref().map(|a| AdaptiveStats {
+                holds: a.holds,
+                hold_read_arrived: a.hold_read_arrived,
+                hold_expired: a.hold_expired,
+                dispatch_now: a.dispatch_now,
+                dispatch_default: a.dispatch_default,
+            }),
         }
-        v
     }
 }
 
@@ -308,7 +306,8 @@ mod tests {
                 _ => {}
             }
         }
-        (read_done, prog_done, ssd.sched.to_json())
+        let st = serde_json::to_value(ssd.sched.stats()).expect("stats");
+        (read_done, prog_done, st)
     }
 
     #[test]
