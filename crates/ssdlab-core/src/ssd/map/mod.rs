@@ -37,12 +37,12 @@
 mod state;
 
 use super::{Cmd, Origin, Ssd};
-pub(super) use state::MapState;
 use crate::config::memory::{MapTier, MAP_ENTRY_BYTES};
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::UNMAPPED;
 use crate::sim::{Event, Ns};
 use crate::workload::OpKind;
+pub(super) use state::MapState;
 
 pub(super) const NONE: u32 = u32::MAX;
 /// How far (entries) GC and host writes may get ahead of their shares of the
