@@ -12,6 +12,7 @@
 mod data_tiers;
 mod fetch;
 mod flash;
+mod gc;
 mod host_jobs;
 mod io;
 mod map;
