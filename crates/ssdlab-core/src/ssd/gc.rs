@@ -32,7 +32,7 @@ impl Ssd {
         self.maybe_fold(die);
         let bg = self.cfg.ftl.background_gc_blocks;
         if self.host_idle
-            && self.ftl.dies[die as usize].victim.is_none()
+            && !self.ftl.collecting(die)
             && self.ftl.free_blocks(die) < bg
             && self.start_victim(die)
         {
@@ -55,7 +55,7 @@ impl Ssd {
 
     /// Claim a GC victim and collect it; false if there was none to claim.
     pub(super) fn start_victim(&mut self, die: u32) -> bool {
-        if self.ftl.dies[die as usize].victim.is_some() {
+        if self.ftl.collecting(die) {
             return false;
         }
         let Some(victim) = self.ftl.start_gc(die) else {
@@ -70,8 +70,8 @@ impl Ssd {
     /// follows the last relocation.
     pub(super) fn collect(&mut self, die: u32, victim: u32) {
         let paced = self.cfg.ftl.gc_pacing == GcPacing::Paced && !self.geo.is_slc_block(victim);
-        let valid = self.ftl.blocks[victim as usize].valid;
-        if paced && !self.ftl.blocks[victim as usize].map {
+        let valid = self.ftl.valid_count(victim);
+        if paced && !self.ftl.is_map_block(victim) {
             self.journal_user_victim(die, valid, self.geo.units_per_block);
         }
         self.dq[die as usize]
@@ -141,7 +141,7 @@ impl Ssd {
         let upp = self.geo.units_per_page;
         let mut valid = 0;
         for u in p..p + upp {
-            let lpn = self.ftl.p2l.get(u as usize);
+            let lpn = self.ftl.lpn_of(u);
             if lpn != crate::ftl::UNMAPPED {
                 valid += 1;
                 // The relocation will update this map entry once the read is done.
@@ -199,7 +199,7 @@ impl Ssd {
         for u in tx.pun..tx.pun + tx.n {
             if let Some((new, full)) = self.ftl.relocate(u) {
                 if self.map.is_some() {
-                    let lpn = self.ftl.p2l.get(new as usize);
+                    let lpn = self.ftl.lpn_of(new);
                     self.map_update(lpn, 1);
                 }
                 if let Some(s) = full {

@@ -246,7 +246,7 @@ impl Ssd {
         if self.host_inflight == 0 {
             self.host_busy_ns += now - self.host_busy_since;
         }
-        let background = (self.ftl.slc_active && self.cfg.slc.fold_when_idle)
+        let background = (self.ftl.slc_active() && self.cfg.slc.fold_when_idle)
             || self.cfg.ftl.background_gc_blocks > 0;
         if self.host_inflight == 0 && background {
             self.idle_gen = self.idle_gen.wrapping_add(1);

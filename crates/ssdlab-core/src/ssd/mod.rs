@@ -47,26 +47,26 @@ pub use stats::DeviceStats;
 
 /// A host command in flight.
 #[derive(Clone, Copy, Debug)]
-pub struct Cmd {
-    pub job: u32,
-    pub sq: u32,
-    pub kind: OpKind,
-    pub offset: u64,
-    pub len: u64,
-    pub submit_ns: Ns,
+pub(crate) struct Cmd {
+    pub(crate) job: u32,
+    pub(crate) sq: u32,
+    pub(crate) kind: OpKind,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+    pub(crate) submit_ns: Ns,
     /// When the device fetched it from its submission queue.
-    pub fetch_ns: Ns,
+    pub(crate) fetch_ns: Ns,
     /// Flash transactions (or RMW reads) still outstanding.
-    pub pending: u32,
+    pub(crate) pending: u32,
     /// Mapping units placed so far (writes waiting for free blocks resume here).
-    pub placed: u32,
+    pub(crate) placed: u32,
     /// Who issued it: the host, or the map machinery writing a segment back.
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 /// Where a command comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Host,
     /// A dirty map segment evicted from the map cache, written back.
     MapEviction,
@@ -94,13 +94,14 @@ impl Default for RunOptions {
 }
 
 pub struct Ssd {
-    pub cfg: DeviceConfig,
-    pub geo: Geometry,
+    pub(crate) cfg: DeviceConfig,
+    pub(crate) geo: Geometry,
     timing: Timing,
     q: EventQueue,
     pcie: Pcie,
     nvme: Nvme,
     cores: Cores,
+    /// Public for the integration tests that run an FTL aged by hand (`tests/prep.rs`).
     pub ftl: Ftl,
     dies: Vec<Die>,
     channels: Vec<Channel>,
@@ -113,7 +114,7 @@ pub struct Ssd {
     /// Trims waiting for those writes to be placed first.
     trim_waiters: std::collections::VecDeque<u32>,
     /// Set when the run stopped because nothing could make progress.
-    pub stalled: Option<String>,
+    pub(crate) stalled: Option<String>,
     jobs: Vec<Job>,
     /// The first job's workload (queues, queue policy; the report's `workload`).
     workload: WorkloadConfig,
@@ -125,6 +126,7 @@ pub struct Ssd {
     queue_policy: QueuePolicy,
     unit_bytes: u64,
     buffer_read_ns: Ns,
+    /// How the drive was prepared (also in the report's `prep` block).
     pub prep: PrepInfo,
     opts: RunOptions,
     counters: Counters,
@@ -152,20 +154,20 @@ pub struct Ssd {
 
 /// Flash-level counters.
 #[derive(Clone, Debug, Default)]
-pub struct Counters {
-    pub read_ops: u64,
-    pub multiplane_reads: u64,
-    pub user_read_txns: u64,
-    pub rmw_reads: u64,
-    pub gc_reads: u64,
-    pub program_ops: u64,
-    pub gc_programs: u64,
-    pub erase_ops: u64,
-    pub buffer_hits: u64,
-    pub unmapped_reads: u64,
-    pub alloc_stalls: u64,
+pub(crate) struct Counters {
+    pub(crate) read_ops: u64,
+    pub(crate) multiplane_reads: u64,
+    pub(crate) user_read_txns: u64,
+    pub(crate) rmw_reads: u64,
+    pub(crate) gc_reads: u64,
+    pub(crate) program_ops: u64,
+    pub(crate) gc_programs: u64,
+    pub(crate) erase_ops: u64,
+    pub(crate) buffer_hits: u64,
+    pub(crate) unmapped_reads: u64,
+    pub(crate) alloc_stalls: u64,
     /// Paced GC victims whose die reached the urgent floor (GC took the die).
-    pub gc_urgent_victims: u64,
+    pub(crate) gc_urgent_victims: u64,
 }
 
 impl Ssd {
@@ -202,7 +204,7 @@ impl Ssd {
         let area = lo / unit..hi.min(capacity).div_ceil(unit);
         let (ftl, prep) =
             prep_cache::prepared(&cfg, opts.state, opts.seed, area, opts.verify, reuse_prep);
-        let map = map::MapState::new(&cfg, ftl.host_units);
+        let map = map::MapState::new(&cfg, ftl.host_units());
         let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
             .queues
@@ -352,9 +354,9 @@ impl Ssd {
         format!(
             "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \
              stripes, {} dies busy, {} programs and {} reads queued, {} commands live",
-            self.buffer.used_units,
-            self.buffer.capacity_units,
-            self.buffer.waiters.len(),
+            self.buffer.used_units(),
+            self.buffer.capacity_units(),
+            self.buffer.waiting(),
             self.alloc_waiters.len(),
             self.ftl.open_partial_units(),
             busy,

@@ -299,12 +299,7 @@ impl Ssd {
                 map_units_written: f.map_units_written,
                 map_units_relocated: f.map_units_relocated,
                 translation_victims: f.translation_victims,
-                translation_blocks: self
-                    .ftl
-                    .dies
-                    .iter()
-                    .map(|d| d.map_blocks as u64)
-                    .sum::<u64>(),
+                translation_blocks: self.ftl.translation_blocks(),
             },
             channels: ChannelStats {
                 mean_util: mean(&ch_util),
@@ -322,8 +317,8 @@ impl Ssd {
             },
             controller: ControllerStats {
                 core_util,
-                write_buffer_peak_bytes: self.buffer.peak_units * self.unit_bytes,
-                write_buffer_waits: self.buffer.waits,
+                write_buffer_peak_bytes: self.buffer.peak_units() * self.unit_bytes,
+                write_buffer_waits: self.buffer.waits(),
             },
             pcie: PcieStats {
                 up_payload_bytes: self.pcie.up.payload_bytes,
@@ -350,7 +345,7 @@ impl Ssd {
                 free_blocks: self.ftl.slc_free_blocks(),
                 mode: self.cfg.slc.mode,
                 allowed_blocks_per_die: self.ftl.slc_allowed_blocks(),
-                mapped_share: frac(self.ftl.mapped_units, self.ftl.host_units),
+                mapped_share: frac(self.ftl.mapped_units(), self.ftl.host_units()),
                 host_units_to_slc: f.host_units_to_slc,
                 host_units_to_native: f.host_units_to_native,
                 slc_hit_rate: frac(

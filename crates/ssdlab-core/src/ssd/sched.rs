@@ -97,7 +97,7 @@ impl Ssd {
         match self.sched.policy {
             SchedPolicy::Fifo => dq.pick_fifo(|t| self.txns.get(t).seq),
             SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => dq.pick(
-                self.ftl.free_blocks(die) <= self.ftl.gc_threshold,
+                self.ftl.free_blocks(die) <= self.ftl.gc_threshold(),
                 self.cfg.ftl.gc_pacing == GcPacing::Paced,
                 |t| self.txns.get(t).seq,
             ),
@@ -263,7 +263,7 @@ mod tests {
         }
         let s = stripe.unwrap();
         // A programmed unit on the same die, for the read.
-        let lpn = (lpn..ssd.ftl.host_units as u32)
+        let lpn = (lpn..ssd.ftl.host_units() as u32)
             .find(|&l| {
                 let p = ssd.ftl.translate(l);
                 ssd.geo.die_of(p) == s.die && ssd.ftl.is_programmed(p)
