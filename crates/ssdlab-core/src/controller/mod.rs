@@ -24,7 +24,7 @@ mod read_cache;
 
 pub use adaptive::{AdaptiveDelay, Decision};
 pub use gc_pacing::{GcPace, Release};
-pub use read_cache::{ReadCache, ReadCacheStats};
+pub use read_cache::ReadCache;
 
 use crate::config::DeviceConfig;
 use crate::sim::Ns;
@@ -140,14 +140,6 @@ impl DieQueues {
         } else {
             &mut self.programs
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.user_reads.is_empty()
-            && self.gc_reads.is_empty()
-            && self.programs.is_empty()
-            && self.gc_programs.is_empty()
-            && self.erases.is_empty()
     }
 }
 
