@@ -17,7 +17,7 @@ impl Ssd {
         if self.nvme.has_room(sq) {
             self.enqueue_sq(cmd, sq);
         } else {
-            self.nvme.sqs[sq as usize].overflow.push_back(cmd);
+            self.nvme.hold(sq, cmd);
         }
     }
 
@@ -25,11 +25,8 @@ impl Ssd {
     pub(super) fn enqueue_sq(&mut self, cmd: u32, sq: u32) {
         let now = self.now();
         let visible = self.pcie.send_down(now, DOORBELL_BYTES);
-        let q = &mut self.nvme.sqs[sq as usize];
-        q.used += 1;
-        q.pending.push_back((cmd, visible));
-        if self.nvme.can_fetch() && visible < self.nvme.kick_at {
-            self.nvme.kick_at = visible;
+        self.nvme.post(sq, cmd, visible);
+        if self.nvme.can_fetch() && self.nvme.kick_needed(visible) {
             self.q.schedule(visible, Event::FetchKick);
         }
     }
@@ -43,12 +40,11 @@ impl Ssd {
                     let back = self
                         .pcie
                         .read_host(now, 0, count as u64 * crate::host::SQE_BYTES);
-                    self.nvme.fetches_in_flight += 1;
+                    self.nvme.fetch_issued();
                     self.q.schedule(back, Event::FetchDone { sq, count });
                 }
                 Err(Some(t)) => {
-                    if t < self.nvme.kick_at {
-                        self.nvme.kick_at = t;
+                    if self.nvme.kick_needed(t) {
                         self.q.schedule(t, Event::FetchKick);
                     }
                     return;
@@ -61,15 +57,12 @@ impl Ssd {
     pub(super) fn fetch_done(&mut self, sq: u32, count: u32) {
         let now = self.now();
         for _ in 0..count {
-            let cmd = self.nvme.sqs[sq as usize]
-                .in_fetch
-                .pop_front()
-                .expect("a fetched command");
+            let cmd = self.nvme.take_fetched(sq);
             self.cmds.get_mut(cmd).fetch_ns = now;
             let ready = self.cores.process(sq, now);
             self.q.schedule(ready, Event::CmdReady { cmd });
         }
-        self.nvme.fetches_in_flight -= 1;
+        self.nvme.fetch_done();
         self.fetch();
     }
 

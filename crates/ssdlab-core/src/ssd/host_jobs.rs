@@ -193,7 +193,7 @@ impl Ssd {
     /// (valid until its `HostComplete` has been dispatched).
     pub(super) fn submit_io(&mut self, job: u32, io: Io) -> u32 {
         let now = self.now();
-        let nq = self.nvme.sqs.len() as u32;
+        let nq = self.nvme.queues();
         let j = &mut self.jobs[job as usize];
         j.inflight += 1;
         if self.host_inflight == 0 {
@@ -261,9 +261,7 @@ impl Ssd {
             j.stats.samplers[d].record(now - j.measure_from, c.len, now - c.submit_ns);
         }
         self.cmds.remove(cmd);
-        let q = &mut self.nvme.sqs[c.sq as usize];
-        q.used -= 1;
-        if let Some(next) = q.overflow.pop_front() {
+        if let Some(next) = self.nvme.complete(c.sq) {
             self.enqueue_sq(next, c.sq);
         }
     }

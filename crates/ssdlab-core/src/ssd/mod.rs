@@ -376,9 +376,7 @@ impl Ssd {
                 return Some(job);
             }
             Event::FetchKick => {
-                if self.nvme.kick_at <= self.now() {
-                    self.nvme.kick_at = Ns::MAX;
-                }
+                self.nvme.kick_fired(self.now());
                 self.fetch();
             }
             Event::FetchDone { sq, count } => self.fetch_done(sq, count),

@@ -215,7 +215,7 @@ impl Ssd {
         if self.job_cfgs.len() > 1 {
             out["job_configs"] = serde_json::to_value(&self.job_cfgs).expect("jobs");
         }
-        out["queues"] = json!(self.nvme.sqs.len());
+        out["queues"] = json!(self.nvme.queues());
         Report { json: out }
     }
 
@@ -329,9 +329,9 @@ impl Ssd {
                 down_util: frac(self.pcie.down.busy_ns, sim_ns),
             },
             nvme: NvmeStats {
-                queues: self.nvme.sqs.len(),
-                fetches: self.nvme.fetches,
-                fetched_per_queue: self.nvme.sqs.iter().map(|q| q.fetched).collect(),
+                queues: self.nvme.queues(),
+                fetches: self.nvme.fetches(),
+                fetched_per_queue: self.nvme.fetched_per_queue(),
             },
             map,
             scheduler: self.sched.stats(),

@@ -186,7 +186,7 @@ pub struct PcieStats {
 #[derive(Clone, Debug, Serialize)]
 pub struct NvmeStats {
     /// I/O submission queues in use.
-    pub queues: usize,
+    pub queues: u32,
     /// Fetch reads issued (each fetches one or more commands).
     pub fetches: u64,
     /// Commands fetched, per submission queue.
