@@ -93,7 +93,7 @@ impl Ssd {
             let g = self.dq[d].gc;
             if g.next >= g.end {
                 if g.reads_left == 0 {
-                    self.dq[d].gc.active = false;
+                    self.dq[d].gc.finish();
                     self.queue_erase(die, g.victim);
                     return true;
                 }
@@ -120,7 +120,7 @@ impl Ssd {
                 p += upp;
                 if valid > 0 {
                     let gc = &mut self.dq[d].gc;
-                    gc.reads_left += 1;
+                    gc.read_queued();
                     if release != Release::Ahead {
                         gc.charge(valid);
                     }
@@ -130,7 +130,7 @@ impl Ssd {
                     }
                 }
             }
-            self.dq[d].gc.next = p;
+            self.dq[d].gc.advance_to(p);
         }
         queued
     }
@@ -207,7 +207,7 @@ impl Ssd {
                 }
             }
         }
-        self.dq[tx.die as usize].gc.reads_left -= 1;
+        self.dq[tx.die as usize].gc.read_done();
         if self.release_gc(tx.die, false) {
             self.kick_die(tx.die);
         }

@@ -1,6 +1,7 @@
-//! The device: owns every component and the event queue, and runs the dispatch
-//! loop. Host jobs (closed-loop fio-style threads) live here too, since they only
-//! submit commands and take completions.
+//! The device: owns every component and the event queue, builds and prepares the
+//! drive, and runs the dispatch loop (`dispatch` hands each event to the module of
+//! its component). The host's jobs live in `host_jobs.rs`, since they only submit
+//! commands and take completions; docs/model.md maps every file to its component.
 //!
 //! Path of a command: host writes it to a submission queue and rings the doorbell
 //! (PCIe down) -> fetch engine arbitrates and fetches it (PCIe up request, PCIe down
