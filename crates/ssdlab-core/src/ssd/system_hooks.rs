@@ -82,11 +82,6 @@ impl Ssd {
         }
     }
 
-    /// Events handled so far.
-    pub(crate) fn events(&self) -> u64 {
-        self.q.processed()
-    }
-
     /// Every job's statistics merged, and the longest job runtime.
     pub(crate) fn total_stats(&self) -> (JobStats, u64) {
         let mut total = JobStats::default();

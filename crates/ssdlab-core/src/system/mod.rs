@@ -153,9 +153,9 @@ impl System {
             h.0.merge(&st);
             h.1 = h.1.max(rt);
             h.2.push(i);
-            sim_ns = sim_ns.max(d.ssd.now());
-            events += d.ssd.events();
             let mut r = d.ssd.report(0.0).json;
+            sim_ns = sim_ns.max(r["sim_time_ns"].as_u64().unwrap_or(0));
+            events += r["events"].as_u64().unwrap_or(0);
             if let Some(s) = &d.ssd.stalled {
                 stalled.push(format!("{}: {s}", d.name));
             }
