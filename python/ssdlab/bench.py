@@ -74,6 +74,20 @@ for _name, (_lines, _dev, _what) in TRACE_CASES.items():
     CASES[_name] = (_dev, [], {}, "full", _what)
 
 
+# Cases that run a system file (seed 001's topology, `ssdlab study nvmeof`'s remote-24):
+# name -> (drives, workload, what).
+SYSTEM_CASES = {
+    "nvmeof-24": (
+        24,
+        {"rw": "randread", "bs": "4KiB", "iodepth": 16, "numjobs": 2, "number_ios": 50_000},
+        "24 dc-mlc-2016 drives behind one NVMe-oF target, 4 hosts, 4K random read QD16 x 2 "
+        "per drive",
+    ),
+}
+for _name, (_drives, _wl, _what) in SYSTEM_CASES.items():
+    CASES[_name] = ("dc-mlc-2016", [], _wl, "full", _what)
+
+
 def make_trace(path: str, lines: int) -> None:
     """A deterministic synthetic trace: 70 % reads, offsets over 8,000 4 KiB slots."""
     x = 12345
@@ -107,6 +121,18 @@ def run_child(name: str, quick: bool) -> dict[str, Any]:
             path = os.path.join(d, "trace.csv")
             make_trace(path, lines)
             r = api.run(device, trace_workload(path, iodepth=32), state=state, seed=1)
+    elif name in SYSTEM_CASES:
+        import os
+        import tempfile
+
+        from ssdlab.studies.nvmeof import system_toml
+
+        drives = SYSTEM_CASES[name][0]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "system.toml")
+            with open(path, "w") as f:
+                f.write(system_toml(drives, "remote", device=device))
+            r = api.run(path, workload, state=state, seed=1)
     else:
         r = api.run(device, workload, state=state, set=overrides, seed=1)
     d = r.to_dict()
@@ -123,7 +149,7 @@ def run_child(name: str, quick: bool) -> dict[str, Any]:
         "ios_per_wall_s": ios / sim_wall if sim_wall > 0 else 0.0,
         "events_per_wall_s": d["events"] / sim_wall if sim_wall > 0 else 0.0,
         "peak_rss_mib": rss_kib / 1024,
-        "capacity_bytes": d["device"]["capacity_bytes"],
+        "capacity_bytes": d["device"]["capacity_bytes"] if "device" in d else None,
         "sim_iops": r.iops,
     }
 

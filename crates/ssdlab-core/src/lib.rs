@@ -95,6 +95,8 @@ pub fn run_from_specs(
                 workload_overrides,
                 state,
                 seed,
+                verify,
+                reuse_prep,
                 progress,
             );
         }
@@ -139,15 +141,11 @@ fn run_system_from_specs(
     workload_overrides: &[String],
     state: &str,
     seed: u64,
+    verify: bool,
+    reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
-    let dir = std::path::Path::new(origin)
-        .parent()
-        .map(|p| p.to_path_buf());
-    let mut sys = system::SystemConfig::load(text, origin, dir)?;
-    for d in &mut sys.drive {
-        d.set.extend(device_overrides.iter().cloned());
-    }
+    let sys = load_system(origin, text, device_overrides)?;
     let capacity = sys
         .drives()?
         .iter()
@@ -162,7 +160,78 @@ fn run_system_from_specs(
     let opts = RunOptions {
         state,
         seed,
-        verify: false,
+        verify,
     };
-    system::run_system(sys, jobs, opts, progress)
+    system::run_system_reusing(sys, jobs, opts, reuse_prep, progress)
+}
+
+/// A system file (`[[drive]]` tables) resolved and checked, with `device_overrides`
+/// applied to every drive: its hosts, targets, fabric and each drive's resolved config,
+/// plus `capacity_bytes` (the smallest drive's, what a workload's area is checked
+/// against). Errors as for a device file.
+pub fn resolve_system(
+    origin: &str,
+    text: &str,
+    device_overrides: &[String],
+) -> Result<serde_json::Value, ConfigError> {
+    let sys = load_system(origin, text, device_overrides)?;
+    let drives = sys.drives()?;
+    let names = sys.drive_names();
+    let capacity = drives
+        .iter()
+        .map(|d| d.device.capacity_bytes())
+        .min()
+        .unwrap_or(0);
+    let fabric = sys.fabric_model()?.map(|f| f.cfg);
+    let drives_json: Vec<serde_json::Value> = drives
+        .iter()
+        .zip(&names)
+        .map(|(d, n)| {
+            let mut c = serde_json::to_value(&d.device).expect("config serialises");
+            c["capacity_bytes"] = d.device.capacity_bytes().into();
+            serde_json::json!({
+                "name": n,
+                "host": sys.host_name(d.host),
+                "target": d.target.map(|t| sys.target_name(t)),
+                "config": c,
+            })
+        })
+        .collect();
+    Ok(serde_json::json!({
+        "system": sys.name,
+        "capacity_bytes": capacity,
+        "hosts": (0..sys.host_count() as u32).map(|h| sys.host_name(h)).collect::<Vec<_>>(),
+        "targets": sys.target.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "fabric": fabric,
+        "drives": drives_json,
+    }))
+}
+
+/// `prep_key` of a system: its distinct drives' keys (identical drives share one
+/// prepared drive, so systems with the same key prepare the same drives, whatever
+/// their counts and topology).
+pub fn system_prep_key(
+    origin: &str,
+    text: &str,
+    device_overrides: &[String],
+) -> Result<String, ConfigError> {
+    let sys = load_system(origin, text, device_overrides)?;
+    let keys: std::collections::BTreeSet<String> =
+        sys.drives()?.iter().map(|d| prep_key(&d.device)).collect();
+    Ok(serde_json::json!({ "system_drives": keys }).to_string())
+}
+
+fn load_system(
+    origin: &str,
+    text: &str,
+    device_overrides: &[String],
+) -> Result<system::SystemConfig, ConfigError> {
+    let dir = std::path::Path::new(origin)
+        .parent()
+        .map(|p| p.to_path_buf());
+    let mut sys = system::SystemConfig::load(text, origin, dir)?;
+    for d in &mut sys.drive {
+        d.set.extend(device_overrides.iter().cloned());
+    }
+    Ok(sys)
 }

@@ -147,3 +147,72 @@ fn bad_scheduler_values_are_clear_errors() {
         "{err}"
     );
 }
+
+/// Seed 003's options (docs/validation.md, section 2): a suspend serves at most
+/// `reads_per_suspend` read operations; the mechanism counters appear only with them.
+#[test]
+fn reads_per_suspend_bounds_each_suspension() {
+    let with = |extra: &[&str]| {
+        let mut o = vec![
+            "scheduler.policy=\"read-first\"",
+            "scheduler.program_suspend=true",
+            "scheduler.erase_suspend=true",
+        ];
+        o.extend_from_slice(extra);
+        device("tiny-test", &o)
+    };
+    let plain = simulate(&with(&[]), MIX, DriveState::Steady, 3, false);
+    assert!(plain["device"]["scheduler"].get("suspend_reads").is_none());
+    let unbounded = simulate(
+        &with(&["scheduler.hold=\"average\""]),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let one = simulate(
+        &with(&["scheduler.reads_per_suspend=1"]),
+        MIX,
+        DriveState::Steady,
+        3,
+        false,
+    );
+    let (u, b) = (
+        &unbounded["device"]["scheduler"],
+        &one["device"]["scheduler"],
+    );
+    // hold = average does nothing under read-first: the same run as the plain one.
+    assert_eq!(
+        f(&u["suspends"]),
+        f(&plain["device"]["scheduler"]["suspends"])
+    );
+    assert!(f(&u["reads_per_suspend"]) > 1.0, "{u}");
+    assert!(f(&b["suspends"]) > 0.0, "{b}");
+    assert_eq!(f(&b["suspend_reads"]), f(&b["suspends"]), "{b}");
+    assert_eq!(f(&b["reads_per_suspend"]), 1.0, "{b}");
+    assert_eq!(f(&b["reads_per_suspend_limit"]), 1.0, "{b}");
+    // Serving fewer reads per suspend takes more suspends, up to max_suspends per program.
+    assert!(f(&b["suspends"]) > f(&u["suspends"]), "{b} vs {u}");
+}
+
+/// A program's data-in holds its channel: the mixed run has reads whose data-out waited
+/// behind one, a read-only run has none.
+#[test]
+fn reads_behind_a_data_in_are_counted() {
+    let d = device("tiny-test", &["scheduler.reads_per_suspend=2"]);
+    let mixed = simulate(&d, MIX, DriveState::Steady, 3, false);
+    let s = &mixed["device"]["scheduler"];
+    assert!(f(&s["reads_behind_data_in"]) > 0.0, "{s}");
+    assert!(f(&s["data_in_wait_ns"]) > 0.0, "{s}");
+    let reads = simulate(
+        &d,
+        r#"{"rw":"randread","bs":"4k","iodepth":16,"number_ios":5000}"#,
+        DriveState::Full,
+        3,
+        false,
+    );
+    assert_eq!(
+        f(&reads["device"]["scheduler"]["reads_behind_data_in"]),
+        0.0
+    );
+}

@@ -222,3 +222,104 @@ fn system_files_give_clear_errors() {
     );
     assert!(bad("[[drive]]\ndevice = \"tiny-test\"\ncount = 0").contains("count"));
 }
+
+#[test]
+fn jobs_use_the_drives_their_filename_names() {
+    let sys =
+        || system("[[drive]]\ndevice = \"tiny-test\"\nname = \"ssd\"\ncount = 3\nhost = \"init0\"");
+    let wl = |fname: &str, qd: u32| {
+        workload(&format!(
+            r#"{{"rw":"randread","bs":"4k","iodepth":{qd},"number_ios":4000,"filename":"{fname}"}}"#
+        ))
+    };
+    // One job on ssd1 only: the other drives idle, the job's report is that drive's.
+    let r = run_system(sys(), vec![wl("ssd1", 4)], opts(), &mut |_| true).unwrap();
+    let d = r.json["drives"].as_array().unwrap();
+    assert_eq!(d[0]["idle"], true);
+    assert_eq!(d[2]["idle"], true);
+    assert_eq!(d[1]["name"], "ssd1");
+    assert_eq!(r.json["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(r.json["jobs"][0]["read"]["total_ios"], 4000);
+    assert_eq!(
+        r.json["jobs"][0]["read"]["iops"],
+        d[1]["jobs"][0]["read"]["iops"]
+    );
+    // One job over two drives (fio's filename=a:b): one report, the I/Os and the
+    // queue depth shared between them; Little's law over the job: 8 outstanding.
+    let r = run_system(sys(), vec![wl("ssd0:ssd2", 8)], opts(), &mut |_| true).unwrap();
+    let d = r.json["drives"].as_array().unwrap();
+    assert_eq!(d[1]["idle"], true);
+    assert_eq!(d[0]["read"]["total_ios"], 2000);
+    assert_eq!(d[2]["read"]["total_ios"], 2000);
+    let job = &r.json["jobs"][0]["read"];
+    let outstanding = job["iops"].as_f64().unwrap() * job["lat_ns"]["mean"].as_f64().unwrap() / 1e9;
+    assert!((outstanding - 8.0).abs() / 8.0 < 0.05, "{outstanding}");
+    assert_eq!(job["total_ios"], 4000);
+    // A name that is no drive is an error that lists the drives.
+    let err = ssdlab_core::system::System::build(sys(), &[wl("ssd3", 1)], opts())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("filename 'ssd3'") && err.contains("ssd0, ssd1, ssd2"),
+        "{err}"
+    );
+    // Drive names must be unique.
+    let dup = SystemConfig::load(
+        &format!("{FABRIC}\n[[drive]]\ndevice = \"tiny-test\"\nname = \"a\"\n[[drive]]\ndevice = \"tiny-test\"\nname = \"a\""),
+        "sys.toml",
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(dup.contains("two drives are named 'a'"), "{dup}");
+}
+
+#[test]
+fn every_drive_of_a_system_reads_its_last_writes_through_gc() {
+    // Three local drives and two behind the target, aged, written at random until GC
+    // runs on each: every read of every drive returns the last write of its LBA (the
+    // read oracle), and Little's law holds for the whole system.
+    let sys = system(
+        "[[drive]]\ndevice = \"tiny-test\"\ncount = 3\nhost = \"init0\"\n\
+         [[drive]]\ndevice = \"tiny-test\"\ncount = 2\nhost = \"init0\"\ntarget = \"tgt\"",
+    );
+    let wl =
+        r#"{"rw":"randrw","rwmixread":50,"bs":"4k","iodepth":8,"numjobs":2,"number_ios":6000}"#;
+    let opts = RunOptions {
+        state: DriveState::Steady,
+        seed: 9,
+        verify: true,
+    };
+    let r = run_system(sys, vec![workload(wl)], opts, &mut |_| true).unwrap();
+    let drives = r.json["drives"].as_array().unwrap();
+    assert_eq!(drives.len(), 5);
+    for d in drives {
+        let dev = &d["device"];
+        assert!(
+            dev["ftl"]["gc_victims"].as_u64().unwrap() > 0,
+            "{}: no GC",
+            d["name"]
+        );
+        assert!(
+            dev["oracle"]["checked"].as_u64().unwrap() > 1000,
+            "{}",
+            d["name"]
+        );
+        assert_eq!(dev["oracle"]["mismatches"], 0, "{}", d["name"]);
+    }
+    let ios = f(&r, &["read", "iops"]) + f(&r, &["write", "iops"]);
+    let (nr, nw) = (
+        f(&r, &["read", "total_ios"]),
+        f(&r, &["write", "total_ios"]),
+    );
+    let lat_s = (f(&r, &["read", "lat_ns", "mean"]) * nr
+        + f(&r, &["write", "lat_ns", "mean"]) * nw)
+        / (nr + nw)
+        / 1e9;
+    let outstanding = ios * lat_s;
+    assert!(
+        (outstanding - 80.0).abs() / 80.0 < 0.06,
+        "system: IOPS x latency = {outstanding:.1}, 5 drives x 2 jobs x QD8 = 80"
+    );
+}

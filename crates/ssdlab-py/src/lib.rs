@@ -162,6 +162,10 @@ fn prep_key(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
+    if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
+        return ssdlab_core::system_prep_key(&device_origin, &device_text, &device_overrides)
+            .map_err(cfg_err);
+    }
     let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
     Ok(ssdlab_core::prep_key(&dev))
 }
@@ -175,6 +179,12 @@ fn validate(
     device_origin: String,
     device_overrides: Vec<String>,
 ) -> PyResult<String> {
+    if device_kind == "toml" && ssdlab_core::system::config_is_system(&device_text) {
+        // A system file: its hosts, targets, fabric and every drive's resolved config.
+        return ssdlab_core::resolve_system(&device_origin, &device_text, &device_overrides)
+            .map(|v| v.to_string())
+            .map_err(cfg_err);
+    }
     let dev = load_device(device_kind, device_text, device_origin, &device_overrides)?;
     let mut v = serde_json::to_value(&dev).expect("config serialises");
     v["capacity_bytes"] = dev.capacity_bytes().into();

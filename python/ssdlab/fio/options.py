@@ -70,8 +70,10 @@ _VERIFY = "verify detail; with verify, ssdlab's read-after-write oracle checks e
 _LOG = "logging or reporting switch; ssdlab reports its own statistics"
 _ERR = "I/O error handling; the simulated drive returns no errors"
 _RAND = "host random number choice; ssdlab's offsets come from its own seeded generator"
-_SYNC = ("flush/sync calls; the model's host has no page cache and the workload generator "
-         "issues no Flush commands")
+_SYNC = (
+    "flush/sync calls; the model's host has no page cache and the workload generator "
+    "issues no Flush commands"
+)
 _PI = "end-to-end protection information; metadata is not transferred in the model"
 _TIMING = "host timing detail; the model has no host-side clock or CPU"
 NO_EFFECT: dict[str, str] = {
@@ -82,6 +84,8 @@ NO_EFFECT: dict[str, str] = {
         "libblkio_driver", "libblkio_path", "cmd_type", "replay_redirect", "sg_write_mode",
         "write_mode", "pool", "volume",
     ), _FILES),
+    "filename": "a single drive is the target; with a system file (docs/nvmeof.md) it "
+    "names the job's drives",
     "direct": "host page cache; every simulated I/O reaches the drive, as with direct=1",
     "buffered": "host page cache; every simulated I/O reaches the drive, as with direct=1",
     **dict.fromkeys((
@@ -222,8 +226,7 @@ UNSUPPORTED = {
     "zone_reset_threshold": "zoned namespaces are not modelled",
     "zone_reset_frequency": "zoned namespaces are not modelled",
     "read_beyond_wp": "zoned namespaces are not modelled",
-    "fdp": "flexible data placement (FDP) is not modelled: it changes where the drive "
-    "places data",
+    "fdp": "flexible data placement (FDP) is not modelled: it changes where the drive places data",
     "fdp_pli": "flexible data placement (FDP) is not modelled",
     "fdp_pli_select": "flexible data placement (FDP) is not modelled",
     "flow_watermark": "fio's flow_watermark is not modelled (flow weights are)",
@@ -473,6 +476,7 @@ def _job(
         not_sim.append(o.name)
         if o.name not in warnings:
             warnings[o.name] = f"{o.where}: {o.name}: no effect on the simulation ({why})"
+
     # The engine decides whether the job is block I/O at all (and which options exist).
     for o in opts:
         if o.name == "ioengine":
@@ -545,6 +549,8 @@ def _job(
             else:
                 warn(o, NO_EFFECT[n])
             continue
+        if n == "filename" and v:
+            spec["filename"] = v.strip()  # a system run's drives; a single drive ignores it
         if n in NO_EFFECT:
             warn(o, NO_EFFECT[n])
             continue
@@ -756,8 +762,7 @@ def _job(
     if lt:
         if "target_ns" not in lt:
             raise JobFileError(
-                f"{lt_where}: [{sec.name}]: latency_window/latency_percentile need "
-                "latency_target"
+                f"{lt_where}: [{sec.name}]: latency_window/latency_percentile need latency_target"
             )
         lt.setdefault("window_ns", 0)
         lt.setdefault("percentile", 100.0)

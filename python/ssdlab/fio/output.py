@@ -128,10 +128,28 @@ def to_fio_json(report: dict, jobfile, plus: bool = False) -> dict:
             pcts = job.percentile_list or DEFAULT_PCT
             depth = int(job.spec.get("iodepth", 1))
             jobs_out.append(_job(r, r["jobname"], r["groupid"], job.opts, depth, plus, pcts))
-    dev = report["device"]
-    busy = dev.get("host_busy_ns", report["sim_time_ns"])
-    util = 100.0 * busy / report["sim_time_ns"] if report["sim_time_ns"] else 0.0
-    ticks = {d: int(report[d]["lat_ns"]["mean"] * report[d]["total_ios"] / 1e6) for d in DIRS}
+    # A system run (docs/nvmeof.md) has one report per drive: one disk_util entry each.
+    disks = [d for d in report["drives"] if not d.get("idle")] if "drives" in report else [report]
+    disk_util = []
+    for k, r in enumerate(disks):
+        busy = r["device"].get("host_busy_ns", r["sim_time_ns"])
+        ticks = {d: int(r[d]["lat_ns"]["mean"] * r[d]["total_ios"] / 1e6) for d in DIRS}
+        disk_util.append(
+            {
+                "name": r.get("name", f"ssdlab{k}"),
+                "read_ios": int(r["read"]["total_ios"]),
+                "write_ios": int(r["write"]["total_ios"]),
+                "read_merges": 0,
+                "write_merges": 0,
+                "read_ticks": ticks["read"],
+                "write_ticks": ticks["write"],
+                "in_queue": ticks["read"] + ticks["write"] + ticks["trim"],
+                "util": 100.0 * busy / r["sim_time_ns"] if r["sim_time_ns"] else 0.0,
+            }
+        )
+    if "drives" not in report:
+        disk_util[0]["name"] = "ssdlab0"
+    dev = disks[0]["device"]
     doc = {
         "fio version": "fio-3.33",
         "timestamp": int(now),
@@ -139,22 +157,10 @@ def to_fio_json(report: dict, jobfile, plus: bool = False) -> dict:
         "time": time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now)),
         "global options": {k: ("1" if v is None else v) for k, v in jobfile.global_opts.items()},
         "jobs": jobs_out,
-        "disk_util": [
-            {
-                "name": "ssdlab0",
-                "read_ios": int(report["read"]["total_ios"]),
-                "write_ios": int(report["write"]["total_ios"]),
-                "read_merges": 0,
-                "write_merges": 0,
-                "read_ticks": ticks["read"],
-                "write_ticks": ticks["write"],
-                "in_queue": ticks["read"] + ticks["write"] + ticks["trim"],
-                "util": util,
-            }
-        ],
+        "disk_util": disk_util,
         "ssdlab": {
             "version": report.get("ssdlab_version"),
-            "device": report["config"]["name"],
+            "device": report["system"] if "drives" in report else report["config"]["name"],
             "state": report.get("state"),
             "seed": report.get("seed"),
             "sim_time_ns": report.get("sim_time_ns"),
@@ -284,13 +290,13 @@ def to_normal(doc: dict, jobfile) -> str:
                 f"io={_si(io, True)}B ({_si(io, False)}B), run={min(rts)}-{max(rts)}msec"
             )
         out.append("")
-    du = doc["disk_util"][0]
     out.append("Disk stats (read/write):")
-    out.append(
-        f"  {du['name']}: ios={du['read_ios']}/{du['write_ios']}, merge=0/0, "
-        f"ticks={du['read_ticks']}/{du['write_ticks']}, in_queue={du['in_queue']}, "
-        f"util={du['util']:.2f}%"
-    )
+    for du in doc["disk_util"]:
+        out.append(
+            f"  {du['name']}: ios={du['read_ios']}/{du['write_ios']}, merge=0/0, "
+            f"ticks={du['read_ticks']}/{du['write_ticks']}, in_queue={du['in_queue']}, "
+            f"util={du['util']:.2f}%"
+        )
     return "\n".join(out) + "\n"
 
 

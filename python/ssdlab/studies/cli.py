@@ -15,6 +15,8 @@ STUDIES = (
     "drive-states",
     "hmb-vs-dram",
     "hmb-size",
+    "nvmeof",
+    "mqsim",
 )
 
 
@@ -25,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("--number_ios", type=int, default=None, help="I/Os per point")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="fewer points and I/Os (smoke test)")
-    p.add_argument("--device", default=None, help="device preset or file (drive-states)")
+    p.add_argument("--device", default=None, help="device preset or file (drive-states, mqsim, nvmeof)")
     seed000.add_args(p)
     p.set_defaults(func=cmd_study)
 
@@ -51,6 +53,16 @@ def cmd_study(args: argparse.Namespace) -> int:
         n = args.number_ios or (20_000 if args.quick else 100_000)
         spans = [1, 16, 64] if args.quick else None
         print(run_study(out, number_ios=n, spans_gib=spans, seed=args.seed))
+    elif args.name == "nvmeof":
+        from ssdlab.studies.nvmeof import DEVICE, run_study
+
+        print(run_study(out, quick=args.quick, seed=args.seed, device=args.device or DEVICE))
+    elif args.name == "mqsim":
+        from ssdlab.studies.mqsim import run_study
+
+        print(
+            run_study(out, quick=args.quick, seed=args.seed, device=args.device or "mqsim-default")
+        )
     elif args.name == "program-delay":
         from ssdlab.studies.program_delay import run_study
 

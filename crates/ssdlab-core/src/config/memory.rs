@@ -82,6 +82,27 @@ pub struct HmbLayout {
     pub map_bytes: u64,
 }
 
+/// What a map-segment load caches when it was started by a read.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MapFill {
+    /// The whole segment read from NAND is cached (what a real FTL does with a
+    /// translation page it has read).
+    #[default]
+    Segment,
+    /// MQSim's cached mapping table: a load serves only the lookups waiting on it and
+    /// caches nothing else, so the next read of that segment misses again (MQSim
+    /// inserts only the requested LPAs' entries into its CMT). For validation.
+    Waiters,
+}
+
+impl MapFill {
+    /// The default (left out of the resolved config, which reports embed).
+    pub fn is_segment(&self) -> bool {
+        *self == MapFill::Segment
+    }
+}
+
 /// Where the map update journal lives.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -168,6 +189,11 @@ pub struct MapConfig {
     /// an assumption, costing about 1 % of a 7 % over-provisioning.
     #[serde(default = "default_translation_spare")]
     pub translation_spare: f64,
+    /// What a read's segment load caches: segment (default: the whole segment) or
+    /// waiters (MQSim's cached mapping table: only the reads waiting on it are served,
+    /// nothing stays cached; see docs/validation.md).
+    #[serde(default, skip_serializing_if = "MapFill::is_segment")]
+    pub fill: MapFill,
 }
 
 impl MapConfig {
@@ -190,6 +216,7 @@ impl Default for MapConfig {
             journal_entries: default_journal_entries(),
             journal_tier: JournalTier::Sram,
             translation_spare: default_translation_spare(),
+            fill: MapFill::Segment,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub const DEVICE_NAMES: &[&str] = &[
     "client-tlc-dram",
+    "dc-mlc-2016",
     "dram-ssd",
     "hmb-ssd",
     "dramless-ssd",
@@ -19,6 +20,7 @@ pub const DEVICE_NAMES: &[&str] = &[
 pub fn device_toml(name: &str) -> Option<&'static str> {
     Some(match name {
         "client-tlc-dram" => include_str!("../../presets/client-tlc-dram.toml"),
+        "dc-mlc-2016" => include_str!("../../presets/dc-mlc-2016.toml"),
         "dram-ssd" => include_str!("../../presets/dram-ssd.toml"),
         "hmb-ssd" => include_str!("../../presets/hmb-ssd.toml"),
         "dramless-ssd" => include_str!("../../presets/dramless-ssd.toml"),

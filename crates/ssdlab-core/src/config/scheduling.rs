@@ -17,6 +17,28 @@ pub enum SchedPolicy {
     AdaptiveDelay,
 }
 
+/// How long adaptive-delay holds a program it decided to hold.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HoldTime {
+    /// Data-in + α (the first model).
+    #[default]
+    DataIn,
+    /// The die's measured average program-to-read delay, AVG_DELAY_TIME (seed 003:
+    /// "program IOP is selectively delayed by AVG_DELAY_TIME").
+    Average,
+}
+
+impl HoldTime {
+    fn is_data_in(&self) -> bool {
+        *self == HoldTime::DataIn
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerConfig {
@@ -45,6 +67,14 @@ pub struct SchedulerConfig {
     /// adaptive-delay: margin α over the data-in time below which a program is held.
     #[serde(default = "default_alpha")]
     pub alpha: Duration,
+    /// adaptive-delay: how long a held program waits for a read: data-in (data-in + α,
+    /// the default) or average (the measured average program-to-read delay, seed 003).
+    #[serde(default, skip_serializing_if = "HoldTime::is_data_in")]
+    pub hold: HoldTime,
+    /// Host reads (read operations) a suspended program or erase serves before it
+    /// resumes; 0 (default) = every read waiting on the die.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reads_per_suspend: u32,
 }
 
 impl Default for SchedulerConfig {
@@ -58,6 +88,8 @@ impl Default for SchedulerConfig {
             max_suspends: default_max_suspends(),
             window: default_window(),
             alpha: default_alpha(),
+            hold: HoldTime::DataIn,
+            reads_per_suspend: 0,
         }
     }
 }

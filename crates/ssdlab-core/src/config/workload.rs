@@ -120,6 +120,10 @@ pub struct WorkloadConfig {
     /// Job name (a fio job section's name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// fio's `filename`: in a system run, the drives this job uses (`:`-separated
+    /// drive names; default: every drive). A single drive ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
     /// Reporting group / stonewall phase: groups run one after another on the same
     /// drive, the jobs of one group together.
     #[serde(default)]

@@ -4,6 +4,9 @@
 //! programs go at once; when they come within data-in + α, a program is held so
 //! that the expected read goes first (a read cannot suspend a program during its
 //! data-in); in between, the die behaves as read-first (with suspend if enabled).
+//! How long a program is held: data-in + α (`scheduler.hold = "data-in"`, the first
+//! model) or the measured average itself (`"average"`: the seed delays the program
+//! "by AVG_DELAY_TIME").
 //! Simplifies: the delay is measured from the most recent program dispatch; a
 //! window without any read sample keeps the previous window's average.
 
@@ -33,6 +36,8 @@ pub struct AdaptiveDelay {
     dies: Vec<DieWindow>,
     window_ns: Ns,
     alpha_ns: Ns,
+    /// Hold for the measured average (else data-in + α).
+    hold_average: bool,
     pub holds: u64,
     pub hold_read_arrived: u64,
     pub hold_expired: u64,
@@ -41,7 +46,14 @@ pub struct AdaptiveDelay {
 }
 
 impl AdaptiveDelay {
+    /// Without average holds (the tests' constructor).
+    #[cfg(test)]
     pub fn new(dies: u32, window_ns: Ns, alpha_ns: Ns) -> Self {
+        Self::with_hold(dies, window_ns, alpha_ns, false)
+    }
+
+    /// `hold_average`: a held program waits for the measured average delay.
+    pub fn with_hold(dies: u32, window_ns: Ns, alpha_ns: Ns, hold_average: bool) -> Self {
         AdaptiveDelay {
             dies: vec![
                 DieWindow {
@@ -55,6 +67,7 @@ impl AdaptiveDelay {
             ],
             window_ns: window_ns.max(1),
             alpha_ns,
+            hold_average,
             holds: 0,
             hold_read_arrived: 0,
             hold_expired: 0,
@@ -106,7 +119,11 @@ impl AdaptiveDelay {
             }
             Some(avg) if avg < data_in_ns + self.alpha_ns => {
                 self.holds += 1;
-                Decision::Hold(data_in_ns + self.alpha_ns)
+                Decision::Hold(if self.hold_average {
+                    avg.max(1)
+                } else {
+                    data_in_ns + self.alpha_ns
+                })
             }
             _ => {
                 self.dispatch_default += 1;
@@ -143,6 +160,23 @@ mod tests {
             );
             assert_eq!(a.average(0), Some(delay));
         }
+    }
+
+    #[test]
+    fn hold_average_waits_for_the_measured_delay() {
+        let (t_prog, din) = (1_000_000, 240_000);
+        let mut a = AdaptiveDelay::with_hold(1, 10_000_000, 20_000, true);
+        let mut t = 0;
+        while t < 10_000_000 {
+            a.on_program(0, t);
+            a.on_host_read(0, t + 150_000);
+            t += 151_000;
+        }
+        // 150 us < data-in + α: held, for the 150 us average rather than 260 us.
+        assert_eq!(
+            a.decide(0, 10_000_005, t_prog, din),
+            Decision::Hold(150_000)
+        );
     }
 
     #[test]

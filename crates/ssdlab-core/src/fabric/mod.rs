@@ -14,17 +14,22 @@
 //! A message of `n` payload bytes is `n + ceil(n / mtu) * packet_overhead` bytes on the
 //! wire (at least one packet); each NIC traversal adds `nic_latency`.
 //!
-//! Simplifies: a command reserves every resource on its way when it enters the path
-//! (each resource is a FIFO in the order commands reach the path, not the order they
-//! reach the resource); packets of a message are pipelined through the switch (the
-//! receiving port cannot finish before the sending one has, plus one packet); no
+//! Simplifies: a command reserves every resource on its way when it enters the path;
+//! a port takes a message in the first gap of its busy intervals where it fits
+//! (`calendar.rs`: a capsule does not wait behind bulk data reserved for later), a
+//! CPU core is a FIFO in the order commands reach the path; packets of a message are pipelined through the switch (the
+//! receiving port cannot finish before the sending one has, plus one packet) and a
+//! receiving port is occupied for its own serialisation time only (messages from
+//! slower senders interleave there, as their packets do); no
 //! congestion control, loss or retransmission; a drive's traffic always uses the same
 //! port pair (static multipath: drives take the ports of their host and target in
 //! turn); cores are interchangeable
 //! (no queue-to-core affinity).
 
+mod calendar;
 mod config;
 
+use calendar::Calendar;
 pub use config::{FabricConfig, Transport};
 
 use crate::host::{CQE_BYTES, SQE_BYTES};
@@ -36,9 +41,9 @@ use crate::workload::OpKind;
 pub struct Node {
     pub name: String,
     fs_per_byte: u64,
-    /// Per port: when its transmit and receive sides are next free.
-    tx_free: Vec<Ns>,
-    rx_free: Vec<Ns>,
+    /// Per port: when its transmit and receive sides are busy.
+    tx: Vec<Calendar>,
+    rx: Vec<Calendar>,
     cores_free: Vec<Ns>,
     pub stats: NodeStats,
 }
@@ -59,15 +64,15 @@ impl Node {
         Node {
             name: name.to_string(),
             fs_per_byte: fs_per_byte(port_bytes_per_s),
-            tx_free: vec![0; ports.max(1) as usize],
-            rx_free: vec![0; ports.max(1) as usize],
+            tx: vec![Calendar::default(); ports.max(1) as usize],
+            rx: vec![Calendar::default(); ports.max(1) as usize],
             cores_free: vec![0; cores.max(1) as usize],
             stats: NodeStats::default(),
         }
     }
 
     pub fn ports(&self) -> usize {
-        self.tx_free.len()
+        self.tx.len()
     }
 
     pub fn cores(&self) -> usize {
@@ -76,13 +81,18 @@ impl Node {
 
     /// Run `cost` on the first core free at or after `at`; returns when it is done.
     fn on_core(&mut self, at: Ns, cost: Ns) -> Ns {
-        let (i, free) = self
-            .cores_free
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &f)| f.max(at))
-            .map(|(i, &f)| (i, f))
-            .expect("a node has a core");
+        // The first core free by `at` if there is one (no core can do better), else
+        // the first of the earliest free.
+        let (i, free) = match self.cores_free.iter().position(|&f| f <= at) {
+            Some(i) => (i, at),
+            None => self
+                .cores_free
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &f)| f)
+                .map(|(i, &f)| (i, f))
+                .expect("a node has a core"),
+        };
         let done = free.max(at) + cost;
         self.cores_free[i] = done;
         self.stats.cpu_busy_ns += cost;
@@ -110,6 +120,8 @@ pub struct Fabric {
     pub cfg: FabricConfig,
     pub hosts: Vec<Node>,
     pub targets: Vec<Node>,
+    /// The latest event time seen: port reservations that ended by then are dropped.
+    now: Ns,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -124,6 +136,7 @@ impl Fabric {
             cfg,
             hosts,
             targets,
+            now: 0,
         }
     }
 
@@ -154,16 +167,19 @@ impl Fabric {
             ),
         };
         let tx_ns = from.wire_ns(wire);
-        let tx_start = (at + nic).max(from.tx_free[fp]);
+        let now = self.now;
+        let tx_start = from.tx[fp].reserve(now, at + nic, tx_ns);
         let tx_end = tx_start + tx_ns;
-        from.tx_free[fp] = tx_end;
         from.stats.tx_wire_bytes += wire;
         from.stats.tx_busy_ns += tx_ns;
         let rx_ns = to.wire_ns(wire);
         let first_in = tx_start + from.wire_ns(packet) + hop;
-        let rx_start = first_in.max(to.rx_free[tp]);
+        let rx_start = to.rx[tp].reserve(now, first_in, rx_ns);
+        // The receiving port is busy for its own serialisation time only: when the
+        // sender is slower, other messages' packets interleave with this one's (a
+        // 100 Gb/s port takes four 25 Gb/s senders at once), but the message is not
+        // complete before its last packet has left the sender and crossed the switch.
         let rx_end = (rx_start + rx_ns).max(tx_end + hop + to.wire_ns(packet));
-        to.rx_free[tp] = rx_end;
         to.stats.rx_wire_bytes += wire;
         to.stats.rx_busy_ns += rx_ns;
         rx_end + nic
@@ -171,6 +187,7 @@ impl Fabric {
 
     /// A command issued by the host at `at`: when the target submits it to its drive.
     pub fn forward(&mut self, p: Path, at: Ns, kind: OpKind, len: u64) -> Ns {
+        self.now = self.now.max(at);
         let c = &self.cfg;
         let (submit, command) = (c.host_submit.ns(), c.target_command.ns());
         let inline = kind == OpKind::Write && len <= c.in_capsule_data.bytes();
@@ -191,6 +208,7 @@ impl Fabric {
     /// The drive's completion reached the target's memory at `at`: when the host's
     /// driver has completed the command.
     pub fn backward(&mut self, p: Path, at: Ns, kind: OpKind, len: u64) -> Ns {
+        self.now = self.now.max(at);
         let (complete, host_complete) =
             (self.cfg.target_complete.ns(), self.cfg.host_complete.ns());
         let t = self.targets[p.target as usize].on_core(at, complete);
@@ -201,5 +219,57 @@ impl Fabric {
         }
         let t = self.send(p, Dir::TargetToHost, t, CQE_BYTES);
         self.hosts[p.host as usize].on_core(t, host_complete)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fabric(hosts: u32) -> Fabric {
+        let cfg = FabricConfig::preset("rdma-kernel-2016").unwrap();
+        let hosts = (0..hosts)
+            .map(|h| Node::new(&format!("h{h}"), 1, 25e9 / 8.0, 16))
+            .collect();
+        Fabric::new(cfg, hosts, vec![Node::new("t", 1, 100e9 / 8.0, 28)])
+    }
+
+    fn path(host: u32) -> Path {
+        Path {
+            host,
+            target: 0,
+            host_port: 0,
+            target_port: 0,
+        }
+    }
+
+    /// A 100 Gb/s port receives four 25 Gb/s senders at once: four 1 MiB messages
+    /// sent together arrive as fast as one (the port is not held for a slow sender's
+    /// whole transmission), while the port itself is busy a quarter of that time each.
+    #[test]
+    fn a_fast_port_takes_slow_senders_in_parallel() {
+        let one = fabric(1).send(path(0), Dir::HostToTarget, 0, 1 << 20);
+        let mut f = fabric(4);
+        let last = (0..4)
+            .map(|h| f.send(path(h), Dir::HostToTarget, 0, 1 << 20))
+            .max()
+            .unwrap();
+        assert!(
+            last <= one + one / 20,
+            "{last} ns vs {one} ns for one message"
+        );
+        let wire = f.wire_bytes(1 << 20);
+        let rx_one = f.targets[0].wire_ns(wire);
+        assert_eq!(f.targets[0].stats.rx_busy_ns, 4 * rx_one);
+        // Eight senders' worth of bytes at 100 Gb/s cannot arrive faster than the port.
+        let mut f = fabric(8);
+        let last = (0..8)
+            .map(|h| f.send(path(h), Dir::HostToTarget, 0, 1 << 20))
+            .max()
+            .unwrap();
+        assert!(
+            last >= 8 * rx_one,
+            "{last} ns < 8 x {rx_one} ns on the target port"
+        );
     }
 }

@@ -248,6 +248,9 @@ pub struct Channel {
     pub free_at: Ns,
     pub busy_ns: u64,
     pub bytes: u64,
+    /// End of the latest program data-in reserved on the bus (reads whose data-out
+    /// is queued before it waited for a data-in).
+    pub data_in_until: Ns,
 }
 
 impl Channel {

@@ -54,7 +54,7 @@ impl Ssd {
         }
         if self.dies[d].suspended.is_some() {
             // Serve the reads that suspended the operation, then resume it.
-            if self.dq[d].user_reads.is_empty() {
+            if self.dq[d].user_reads.is_empty() || !self.suspend_serves_another(die) {
                 self.resume(die);
             } else {
                 self.start_read_op(die, Pick::Read);
@@ -194,6 +194,7 @@ impl Ssd {
         let din = self.data_in_ns(bytes);
         let din_end = self.channels[ch].reserve(now, din);
         self.channels[ch].bytes += bytes;
+        self.channels[ch].data_in_until = din_end;
         self.begin(die, DieStage::DataIn, din_end);
     }
 
@@ -245,6 +246,9 @@ impl Ssd {
                     bytes += self.txns.get(self.dies[d].op_txns[i]).bytes;
                 }
                 let ch = self.geo.channel_of(die) as usize;
+                if !self.dies[d].op_gc {
+                    self.note_data_out(ch, now);
+                }
                 let end = self.channels[ch].reserve(now, self.timing.bus_ns(bytes));
                 self.channels[ch].bytes += bytes;
                 self.begin(die, DieStage::DataOut, end);

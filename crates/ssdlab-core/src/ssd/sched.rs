@@ -7,12 +7,13 @@
 //! reads and resumes with the remaining array time plus `t_resume`. A read refused
 //! during data-in may suspend the program as soon as its array phase starts. At
 //! most `max_suspends` per operation, and never when the operation would finish
-//! before it could be stopped. Simplifies: reads queued while a die is suspended
-//! are all served before the resume; GC reads do not suspend.
+//! before it could be stopped. A suspension serves every read waiting on the die
+//! before the resume, or at most `reads_per_suspend` read operations (seed 003's
+//! bounded suspends). Simplifies: GC reads do not suspend.
 
-use super::stats::{AdaptiveStats, SchedStats};
+use super::stats::{AdaptiveStats, SchedStats, SuspendMechanismStats};
 use super::Ssd;
-use crate::config::scheduling::{SchedPolicy, SchedulerConfig};
+use crate::config::scheduling::{HoldTime, SchedPolicy, SchedulerConfig};
 use crate::config::GcPacing;
 use crate::controller::{AdaptiveDelay, Decision, Pick};
 use crate::nand::{DieStage, Suspended};
@@ -28,6 +29,14 @@ struct SchedCounters {
     suspended_ns: u64,
     /// Suspend and resume overheads added to operations.
     overhead_ns: u64,
+    /// Read operations served while their die's program or erase was suspended.
+    suspend_reads: u64,
+    /// Host read data-outs that found their channel reserved by a program's data-in,
+    /// and the time they waited for the bus in all.
+    reads_behind_data_in: u64,
+    data_in_wait_ns: u64,
+    /// Die time spent holding programs (answered or expired holds).
+    hold_idle_ns: u64,
 }
 
 pub(super) struct SchedState {
@@ -37,6 +46,12 @@ pub(super) struct SchedState {
     t_suspend_ns: Ns,
     t_resume_ns: Ns,
     max_suspends: u32,
+    /// Read operations a suspension serves before the resume (0: all waiting).
+    reads_per_suspend: u32,
+    /// Read operations each die's current suspension has served.
+    served: Vec<u32>,
+    /// Report the mechanism counters (seed 003's options are in use).
+    mechanism: bool,
     seq: u32,
     adaptive: Option<AdaptiveDelay>,
     c: SchedCounters,
@@ -51,9 +66,18 @@ impl SchedState {
             t_suspend_ns: cfg.t_suspend.ns(),
             t_resume_ns: cfg.t_resume.ns(),
             max_suspends: cfg.max_suspends,
+            reads_per_suspend: cfg.reads_per_suspend,
+            served: vec![0; dies as usize],
+            mechanism: cfg.reads_per_suspend > 0 || cfg.hold == HoldTime::Average,
             seq: 0,
-            adaptive: (cfg.policy == SchedPolicy::AdaptiveDelay)
-                .then(|| AdaptiveDelay::new(dies, cfg.window.ns(), cfg.alpha.ns())),
+            adaptive: (cfg.policy == SchedPolicy::AdaptiveDelay).then(|| {
+                AdaptiveDelay::with_hold(
+                    dies,
+                    cfg.window.ns(),
+                    cfg.alpha.ns(),
+                    cfg.hold == HoldTime::Average,
+                )
+            }),
             c: SchedCounters::default(),
         }
     }
@@ -61,17 +85,31 @@ impl SchedState {
     /// The scheduler's counters.
     pub fn stats(&self) -> SchedStats {
         let c = &self.c;
+        let suspends = c.program_suspends + c.erase_suspends;
         SchedStats {
             policy: self.policy,
             program_suspend: self.program_suspend,
             erase_suspend: self.erase_suspend,
             program_suspends: c.program_suspends,
             erase_suspends: c.erase_suspends,
-            suspends: c.program_suspends + c.erase_suspends,
+            suspends,
             refused_during_data_in: c.refused_during_data_in,
             refused_at_limit: c.refused_at_limit,
             suspended_ns: c.suspended_ns,
             added_op_time_ns: c.overhead_ns,
+            // Only with seed 003's options, so earlier reports keep their keys.
+            mechanism: self.mechanism.then(|| SuspendMechanismStats {
+                reads_per_suspend_limit: self.reads_per_suspend,
+                suspend_reads: c.suspend_reads,
+                reads_per_suspend: if suspends > 0 {
+                    c.suspend_reads as f64 / suspends as f64
+                } else {
+                    0.0
+                },
+                reads_behind_data_in: c.reads_behind_data_in,
+                data_in_wait_ns: c.data_in_wait_ns,
+                hold_idle_ns: c.hold_idle_ns,
+            }),
             adaptive: self.adaptive.as_ref().map(|a| AdaptiveStats {
                 holds: a.holds,
                 hold_read_arrived: a.hold_read_arrived,
@@ -119,6 +157,7 @@ impl Ssd {
                 if let Some(a) = &mut self.sched.adaptive {
                     a.hold_read_arrived += 1;
                 }
+                self.sched.c.hold_idle_ns += now - self.dies[die as usize].op_start;
                 self.go_idle(die);
                 self.kick_die(die);
             }
@@ -163,6 +202,7 @@ impl Ssd {
             at_ns: now,
         });
         die_state.op_suspends += 1;
+        self.sched.served[d] = 0;
         if stage == DieStage::Program {
             self.sched.c.program_suspends += 1;
         } else {
@@ -170,6 +210,29 @@ impl Ssd {
         }
         let until = now + self.sched.t_suspend_ns;
         self.begin(die, DieStage::Suspending, until);
+    }
+
+    /// A suspended die has reads waiting: may it serve one more read operation before
+    /// resuming? (Counts it if so.)
+    pub(super) fn suspend_serves_another(&mut self, die: u32) -> bool {
+        let served = &mut self.sched.served[die as usize];
+        if self.sched.reads_per_suspend > 0 && *served >= self.sched.reads_per_suspend {
+            return false;
+        }
+        *served += 1;
+        self.sched.c.suspend_reads += 1;
+        true
+    }
+
+    /// A host read's data-out is about to be queued on channel `ch` at `now`: count it
+    /// if a program's data-in holds the bus.
+    #[inline]
+    pub(super) fn note_data_out(&mut self, ch: usize, now: Ns) {
+        let c = &self.channels[ch];
+        if c.data_in_until > now && c.free_at > now {
+            self.sched.c.reads_behind_data_in += 1;
+            self.sched.c.data_in_wait_ns += c.free_at - now;
+        }
     }
 
     /// Resume the die's suspended operation: what was left plus the resume overhead.
@@ -214,6 +277,7 @@ impl Ssd {
         if let Some(a) = &mut self.sched.adaptive {
             a.hold_expired += 1;
         }
+        self.sched.c.hold_idle_ns += self.now() - self.dies[die as usize].op_start;
         self.go_idle(die);
         self.kick_die(die);
     }

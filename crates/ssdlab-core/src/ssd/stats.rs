@@ -305,9 +305,29 @@ pub struct SchedStats {
     pub suspended_ns: u64,
     /// Suspend and resume overheads added to operations (ns).
     pub added_op_time_ns: u64,
+    /// How suspensions served reads (only with `reads_per_suspend` or average holds).
+    #[serde(flatten)]
+    pub mechanism: Option<SuspendMechanismStats>,
     /// Adaptive program delay (the `adaptive-delay` policy only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<AdaptiveStats>,
+}
+
+/// What suspensions and holds did (seed 003's mechanism counters).
+#[derive(Clone, Debug, Serialize)]
+pub struct SuspendMechanismStats {
+    /// Read operations a suspension may serve (0: every read waiting).
+    pub reads_per_suspend_limit: u32,
+    /// Read operations served while their die's operation was suspended.
+    pub suspend_reads: u64,
+    /// suspend_reads / suspends (0 without suspends).
+    pub reads_per_suspend: f64,
+    /// Host read data-outs that found their channel held by a program's data-in.
+    pub reads_behind_data_in: u64,
+    /// Time those data-outs waited for the bus, in all (ns).
+    pub data_in_wait_ns: u64,
+    /// Die time spent holding programs (ns).
+    pub hold_idle_ns: u64,
 }
 
 /// Adaptive program delay decisions.

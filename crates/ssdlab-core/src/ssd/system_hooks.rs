@@ -92,4 +92,15 @@ impl Ssd {
         }
         (total, runtime)
     }
+
+    /// Each job thread's statistics with its job section (index into the drive's
+    /// jobs), in order; the clones of one section follow each other.
+    pub(crate) fn job_threads(&self) -> impl Iterator<Item = (usize, &JobStats)> {
+        self.jobs.iter().map(|j| (j.cfg as usize, &j.stats))
+    }
+
+    /// Simulated time reached and events handled.
+    pub(crate) fn clock(&self) -> (Ns, u64) {
+        (self.now(), self.q.processed())
+    }
 }

@@ -59,6 +59,10 @@ pub struct TargetSpec {
 pub struct DriveSpec {
     /// A device preset, or a device file (relative to the system file).
     pub device: String,
+    /// The drive's name, as a job's `filename=` names it (with `count` > 1: the name
+    /// followed by 0, 1, ...; default: `drive` and the drive's index in the system).
+    #[serde(default)]
+    pub name: Option<String>,
     /// Device overrides, `key=value` as `--set`.
     #[serde(default)]
     pub set: Vec<String>,
@@ -102,6 +106,7 @@ fn default_cores() -> u32 {
 
 /// One drive, resolved.
 pub(crate) struct DriveInstance {
+    pub name: String,
     pub device: DeviceConfig,
     pub host: u32,
     pub target: Option<u32>,
@@ -220,6 +225,23 @@ impl SystemConfig {
                 "drive: {total} drives in all (allowed: up to {MAX_DRIVES})"
             )));
         }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, d) in self.drive.iter().enumerate() {
+            if let Some(n) = &d.name {
+                if n.is_empty() || n.contains(':') || n.chars().any(char::is_whitespace) {
+                    return Err(e(format!(
+                        "drive[{i}].name: '{n}' is not allowed (a non-empty name without ':' or spaces)"
+                    )));
+                }
+            }
+        }
+        for name in self.drive_names() {
+            if !seen.insert(name.clone()) {
+                return Err(e(format!(
+                    "drive: two drives are named '{name}' (names must be unique; with count > 1 the name is followed by 0, 1, ...)"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -322,6 +344,7 @@ impl SystemConfig {
 
     /// Every drive, resolved, in order (a `count` expands to that many drives).
     pub(crate) fn drives(&self) -> Result<Vec<DriveInstance>, ConfigError> {
+        let names = self.drive_names();
         let mut out = Vec::new();
         for (i, d) in self.drive.iter().enumerate() {
             let spec = self
@@ -341,6 +364,7 @@ impl SystemConfig {
                 .map(|t| t as u32);
             for k in 0..d.count as usize {
                 out.push(DriveInstance {
+                    name: names[out.len()].clone(),
                     device: device.clone(),
                     host: hosts[k % hosts.len()],
                     target,
@@ -348,6 +372,21 @@ impl SystemConfig {
             }
         }
         Ok(out)
+    }
+
+    /// Every drive's name, in order (see `DriveSpec::name`).
+    pub(crate) fn drive_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in &self.drive {
+            for k in 0..d.count {
+                out.push(match (&d.name, d.count) {
+                    (Some(n), 1) => n.clone(),
+                    (Some(n), _) => format!("{n}{k}"),
+                    (None, _) => format!("drive{}", out.len()),
+                });
+            }
+        }
+        out
     }
 
     fn device_spec(&self, device: &str) -> Result<DeviceSpec, String> {

@@ -17,11 +17,15 @@ pub use config::{
     is_system_toml as config_is_system, DriveSpec, HostSpec, SystemConfig, TargetSpec,
 };
 
+use crate::config::units::Bytes as Size;
 use crate::config::{ConfigError, WorkloadConfig};
 use crate::fabric::{Fabric, Node, NodeStats, Path};
 use crate::ssd::{RunOptions, Ssd};
 use crate::stats::JobStats;
 use serde_json::{json, Value};
+use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
+use std::collections::BinaryHeap;
 use std::sync::{Arc, Mutex};
 
 /// One drive of the system and where it is attached.
@@ -29,7 +33,10 @@ struct Member {
     name: String,
     host: u32,
     target: Option<u32>,
-    ssd: Ssd,
+    /// None: no job uses the drive (it idles through the run).
+    ssd: Option<Ssd>,
+    /// For each of the drive's job sections, its index in the system's workload.
+    job_index: Vec<usize>,
     active: usize,
 }
 
@@ -38,6 +45,7 @@ pub struct System {
     cfg: SystemConfig,
     drives: Vec<Member>,
     fabric: Option<Arc<Mutex<Fabric>>>,
+    jobs: Vec<WorkloadConfig>,
     seed: u64,
 }
 
@@ -51,6 +59,81 @@ fn drive_seed(seed: u64, i: usize) -> u64 {
     }
 }
 
+/// The jobs drive `i` runs: every job without `filename` (each drive runs its own
+/// copy, as fio with one job section per drive) and every job whose `filename` names
+/// it, a job that spreads over `n` drives split into `n` equal shares (iodepth, number_ios,
+/// io_size and size divided, at least one each), and each job's index in `jobs`.
+fn jobs_of_drive(
+    jobs: &[WorkloadConfig],
+    uses: &[Vec<usize>],
+    i: usize,
+) -> (Vec<WorkloadConfig>, Vec<usize>) {
+    let mut out = Vec::new();
+    let mut index = Vec::new();
+    for (k, job) in jobs.iter().enumerate() {
+        let Some(p) = uses[k].iter().position(|&d| d == i) else {
+            continue;
+        };
+        let n = uses[k].len() as u64;
+        let mut j = job.clone();
+        // A job without filename runs whole on every drive (one copy per drive).
+        if n > 1 && job.filename.is_some() {
+            let share = |v: u64| (v / n + u64::from((p as u64) < v % n)).max(1);
+            j.iodepth = share(j.iodepth as u64) as u32;
+            j.number_ios = j.number_ios.map(share);
+            j.io_size = j.io_size.map(|s| Size(share(s.0 / 512) * 512));
+            j.size = j.size.map(|s| Size(share(s.0 / 4096) * 4096));
+        }
+        out.push(j);
+        index.push(k);
+    }
+    (out, index)
+}
+
+/// For each job, the drives it uses (indices), from its `filename`.
+fn job_drives(jobs: &[WorkloadConfig], names: &[String]) -> Result<Vec<Vec<usize>>, ConfigError> {
+    let mut uses = Vec::new();
+    for (k, job) in jobs.iter().enumerate() {
+        let Some(f) = &job.filename else {
+            uses.push((0..names.len()).collect());
+            continue;
+        };
+        let mut drives = Vec::new();
+        for part in f.split(':').filter(|p| !p.is_empty()) {
+            let Some(d) = names.iter().position(|n| n == part) else {
+                let shown = if names.len() > 8 {
+                    format!(
+                        "{} ... {}",
+                        names[..4].join(", "),
+                        names[names.len() - 2..].join(", ")
+                    )
+                } else {
+                    names.join(", ")
+                };
+                return Err(ConfigError {
+                    source: "workload".into(),
+                    message: format!(
+                        "job {} ({}): filename '{part}' names no drive of the system (drives: {shown})",
+                        k + 1,
+                        job.name.as_deref().unwrap_or("unnamed")
+                    ),
+                });
+            };
+            if !drives.contains(&d) {
+                drives.push(d);
+            }
+        }
+        if drives.is_empty() {
+            return Err(ConfigError {
+                source: "workload".into(),
+                message: format!("job {}: filename '{f}' names no drive", k + 1),
+            });
+        }
+        uses.push(drives);
+    }
+    Ok(uses)
+}
+
 impl System {
     /// Build every drive (identical drives share one prepared drive) and the fabric.
     pub fn build(
@@ -58,16 +141,37 @@ impl System {
         jobs: &[WorkloadConfig],
         opts: RunOptions,
     ) -> Result<Self, ConfigError> {
+        Self::build_reusing(cfg, jobs, opts, false)
+    }
+
+    /// As `build`; `keep_prepared`: leave the prepared drive in the process's cache
+    /// for the next run (a sweep's points that prepare the same drives), as
+    /// `run(..., reuse_prep=True)` does for one drive.
+    pub fn build_reusing(
+        cfg: SystemConfig,
+        jobs: &[WorkloadConfig],
+        opts: RunOptions,
+        keep_prepared: bool,
+    ) -> Result<Self, ConfigError> {
         let fabric = cfg.fabric_model()?.map(|f| Arc::new(Mutex::new(f)));
+        let specs = cfg.drives()?;
+        let names: Vec<String> = specs.iter().map(|d| d.name.clone()).collect();
+        let uses = job_drives(jobs, &names)?;
         let mut drives = Vec::new();
         // Drives on each host and target so far: a drive takes the next port of each.
         let mut on_host = vec![0usize; cfg.host_count()];
         let mut on_target = vec![0usize; cfg.target.len()];
-        for spec in cfg.drives()? {
+        for spec in specs {
             let i = drives.len();
-            let mut ssd =
-                Ssd::with_jobs_reusing(spec.device.clone(), jobs.to_vec(), opts.clone(), true);
-            ssd.reseed_jobs(drive_seed(opts.seed, i));
+            let (own, job_index) = jobs_of_drive(jobs, &uses, i);
+            let ssd = if own.is_empty() {
+                None
+            } else {
+                let mut ssd = Ssd::with_jobs_reusing(spec.device.clone(), own, opts.clone(), true);
+                ssd.reseed_jobs(drive_seed(opts.seed, i));
+                Some(ssd)
+            };
+            let mut ssd = ssd;
             if let (Some(t), Some(f)) = (spec.target, &fabric) {
                 let (hp, tp) = {
                     let f = f.lock().unwrap_or_else(|e| e.into_inner());
@@ -84,50 +188,71 @@ impl System {
                     host_port: hp as u32,
                     target_port: tp as u32,
                 };
-                ssd.set_remote(f.clone(), path);
+                if let Some(ssd) = &mut ssd {
+                    ssd.set_remote(f.clone(), path);
+                }
             }
             drives.push(Member {
-                name: format!("drive{i}"),
+                name: spec.name,
                 host: spec.host,
                 target: spec.target,
                 ssd,
+                job_index,
                 active: 0,
             });
         }
-        crate::ssd::clear_prepared();
+        if !keep_prepared {
+            crate::ssd::clear_prepared();
+        }
         Ok(System {
             cfg,
             drives,
             fabric,
+            jobs: jobs.to_vec(),
             seed: opts.seed,
         })
     }
 
     /// Run until every drive's jobs are done. `progress` as in `Ssd::run`.
+    ///
+    /// The drives wait in a heap keyed by (next event time, drive index): a drive's
+    /// next event changes only when it handles one itself (shared resources are
+    /// reserved, never scheduled into another drive), so popping the least key and
+    /// pushing the drive back is the same order as scanning every drive.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
-        for d in &mut self.drives {
-            d.active = d.ssd.begin_run();
-        }
-        let mut tick = 0u32;
-        loop {
-            let mut next = None;
-            let mut at = crate::sim::Ns::MAX;
-            for (i, d) in self.drives.iter().enumerate() {
+        let mut ready = BinaryHeap::new();
+        for (i, d) in self.drives.iter_mut().enumerate() {
+            if let Some(ssd) = &mut d.ssd {
+                d.active = ssd.begin_run();
                 if d.active > 0 {
-                    let t = d.ssd.next_event_ns();
-                    if t < at || next.is_none() {
-                        at = t;
-                        next = Some(i);
-                    }
+                    ready.push(Reverse((ssd.next_event_ns(), i)));
                 }
             }
-            let Some(i) = next else { break };
+        }
+        let total = self.drives.len().max(1);
+        let mut tick = 0u32;
+        loop {
+            let Some(mut top) = ready.peek_mut() else {
+                break;
+            };
+            let i = top.0 .1;
             let d = &mut self.drives[i];
-            d.ssd.step(&mut d.active);
+            let Some(ssd) = &mut d.ssd else {
+                PeekMut::pop(top);
+                continue;
+            };
+            ssd.step(&mut d.active);
+            if d.active > 0 {
+                // Re-key the drive in place: one sift down, none when it stays first.
+                top.0 .0 = ssd.next_event_ns();
+                drop(top);
+            } else {
+                PeekMut::pop(top);
+            }
             tick = tick.wrapping_add(1);
             if tick & 0xFFFF == 0 {
-                let done = self.drives.iter().filter(|d| d.active == 0).count();
-                if !progress(done as f64 / self.drives.len() as f64) {
+                let done = total - ready.len();
+                if !progress(done as f64 / total as f64) {
                     break;
                 }
             }
@@ -145,20 +270,45 @@ impl System {
         let mut sim_ns = 0;
         let mut events = 0;
         let mut stalled = Vec::new();
+        // Per job section and clone: its threads' statistics over every drive it used.
+        let mut job_totals: Vec<Vec<(JobStats, u64)>> = self
+            .jobs
+            .iter()
+            .map(|j| vec![(JobStats::default(), 0); j.numjobs as usize])
+            .collect();
         for (i, d) in self.drives.iter().enumerate() {
-            let (st, rt) = d.ssd.total_stats();
+            hosts[d.host as usize].2.push(i);
+            let Some(ssd) = &d.ssd else {
+                drives.push(json!({
+                    "name": d.name,
+                    "host": self.cfg.host_name(d.host),
+                    "target": d.target.map(|t| self.cfg.target_name(t)),
+                    "idle": true,
+                }));
+                continue;
+            };
+            let (st, rt) = ssd.total_stats();
             total.merge(&st);
             runtime = runtime.max(rt);
             let h = &mut hosts[d.host as usize];
             h.0.merge(&st);
             h.1 = h.1.max(rt);
-            h.2.push(i);
-            let mut r = d.ssd.report(0.0).json;
-            sim_ns = sim_ns.max(r["sim_time_ns"].as_u64().unwrap_or(0));
-            events += r["events"].as_u64().unwrap_or(0);
-            if let Some(s) = &d.ssd.stalled {
+            let mut clone = 0;
+            let mut last = usize::MAX;
+            for (cfg, js) in ssd.job_threads() {
+                clone = if cfg == last { clone + 1 } else { 0 };
+                last = cfg;
+                let slot = &mut job_totals[d.job_index[cfg]][clone];
+                slot.0.merge(js);
+                slot.1 = slot.1.max(js.runtime_ns());
+            }
+            let (now, n_events) = ssd.clock();
+            sim_ns = sim_ns.max(now);
+            events += n_events;
+            if let Some(s) = &ssd.stalled {
                 stalled.push(format!("{}: {s}", d.name));
             }
+            let mut r = ssd.report(0.0).json;
             r["name"] = json!(d.name);
             r["host"] = json!(self.cfg.host_name(d.host));
             r["target"] = json!(d.target.map(|t| self.cfg.target_name(t)));
@@ -168,6 +318,18 @@ impl System {
                 }
             }
             drives.push(r);
+        }
+        let mut job_reports = Vec::new();
+        for (k, clones) in job_totals.iter().enumerate() {
+            let spec = &self.jobs[k];
+            for (st, rt) in clones {
+                let mut o = crate::ssd::dirs_json(st, *rt);
+                o["jobname"] = json!(spec.name.clone().unwrap_or_else(|| format!("job{k}")));
+                o["groupid"] = json!(spec.group);
+                o["job_runtime"] = json!((*rt as f64 / 1e6).round() as u64);
+                o["filename"] = json!(spec.filename);
+                job_reports.push(o);
+            }
         }
         let fabric = self
             .fabric
@@ -210,6 +372,7 @@ impl System {
         for name in ["read", "write", "trim"] {
             out[name] = all[name].clone();
         }
+        out["jobs"] = json!(job_reports);
         out["hosts"] = json!(host_reports);
         out["targets"] = json!(target_reports);
         out["fabric"] = serde_json::to_value(fabric.as_ref().map(|f| &f.cfg)).expect("fabric");
@@ -242,8 +405,19 @@ pub fn run_system(
     opts: RunOptions,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
+    run_system_reusing(cfg, jobs, opts, false, progress)
+}
+
+/// `run_system`; `reuse_prep` as in `System::build_reusing`.
+pub fn run_system_reusing(
+    cfg: SystemConfig,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    reuse_prep: bool,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<crate::Report, ConfigError> {
     let t0 = std::time::Instant::now();
-    let mut sys = System::build(cfg, &jobs, opts)?;
+    let mut sys = System::build_reusing(cfg, &jobs, opts, reuse_prep)?;
     let t1 = std::time::Instant::now();
     sys.run(progress);
     let mut r = sys.report(t0.elapsed().as_secs_f64());

@@ -115,8 +115,10 @@ impl Ssd {
                 self.map().c.empty_reads += 1;
                 ready = ready.max(sram);
             } else {
-                self.map().c.load_reads += 1;
-                self.start_load(seg, Some(cmd), false, true);
+                let m = self.map();
+                m.c.load_reads += 1;
+                let keep = m.keep_loaded;
+                self.start_load(seg, Some(cmd), false, keep);
                 waits += 1;
             }
         }

@@ -133,6 +133,8 @@ pub(in crate::ssd) struct MapState {
     pub(super) host_dram_ns: Ns,
     pub(super) hmb_read_granularity: u64,
     pub(super) granted_hmb: crate::config::memory::HmbGrant,
+    /// `map.fill = "segment"`: a read's load caches its segment (else MQSim's CMT).
+    pub(super) keep_loaded: bool,
     pub(super) c: MapCounters,
 }
 
@@ -182,6 +184,7 @@ impl MapState {
             host_dram_ns: cfg.hmb.host_dram_latency.ns(),
             hmb_read_granularity: cfg.hmb.read_granularity.bytes().max(1),
             granted_hmb: cfg.hmb.negotiate(),
+            keep_loaded: cfg.map.fill == crate::config::memory::MapFill::Segment,
             place,
             c: MapCounters::default(),
         })
