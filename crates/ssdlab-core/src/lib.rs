@@ -7,7 +7,7 @@
 //! The core never prints; errors are values.
 
 pub mod config;
-pub mod controller;
+pub(crate) mod controller;
 pub mod fabric;
 pub mod ftl;
 pub mod host;
@@ -15,7 +15,7 @@ pub mod interrupt;
 pub mod nand;
 pub mod sim;
 pub mod ssd;
-pub mod stats;
+pub(crate) mod stats;
 pub mod system;
 pub mod trace;
 pub mod workload;

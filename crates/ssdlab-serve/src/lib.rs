@@ -137,12 +137,26 @@ struct Lateness {
 }
 
 impl Lateness {
-    fn json(&self, tolerance_ns: u64) -> Value {
-        let pct = if self.replies == 0 {
+    /// Late replies / timed replies (percent; 0 without replies).
+    fn late_pct(&self) -> f64 {
+        if self.replies == 0 {
             0.0
         } else {
             100.0 * self.late as f64 / self.replies as f64
-        };
+        }
+    }
+
+    /// Timed replies per wall-clock second.
+    fn per_wall_s(&self, wall_s: f64) -> f64 {
+        if wall_s > 0.0 {
+            self.replies as f64 / wall_s
+        } else {
+            0.0
+        }
+    }
+
+    fn json(&self, tolerance_ns: u64) -> Value {
+        let pct = self.late_pct();
         json!({
             "timed_replies": self.replies,
             "late_replies": self.late,
@@ -476,26 +490,22 @@ impl Server {
         s["time_scale"] = json!(self.clock.scale);
         s["wall_time_s"] = json!(wall_s);
         s["sim_time_ns"] = json!(self.sess.now_ns());
-        s["replies_per_wall_s"] = json!(if wall_s > 0.0 {
-            self.late.replies as f64 / wall_s
-        } else {
-            0.0
-        });
+        s["replies_per_wall_s"] = json!(self.late.per_wall_s(wall_s));
         s["stored_bytes_in_memory"] = json!(self.store.memory_bytes());
         s
     }
 
     fn status_line(&mut self, wall: Duration) -> String {
-        let s = self.summary(wall);
+        let l = &self.late;
         format!(
             "ssdlab serve: {} replies timed, {} late ({:.3} % over {:.1} us), worst lateness {:.1} us, \
              {:.0} replies/s wall, simulated {:.3} s",
-            s["timed_replies"],
-            s["late_replies"],
-            s["late_pct"].as_f64().unwrap_or(0.0),
+            l.replies,
+            l.late,
+            l.late_pct(),
             self.tolerance_ns as f64 / 1e3,
-            s["worst_lateness_ns"].as_u64().unwrap_or(0) as f64 / 1e3,
-            s["replies_per_wall_s"].as_f64().unwrap_or(0.0),
+            l.worst_ns as f64 / 1e3,
+            l.per_wall_s(wall.as_secs_f64()),
             self.sess.now_ns() as f64 / 1e9
         )
     }

@@ -46,6 +46,8 @@ pub struct AdaptiveDelay {
 }
 
 impl AdaptiveDelay {
+    /// Without average holds (the tests' constructor).
+    #[cfg(test)]
     pub fn new(dies: u32, window_ns: Ns, alpha_ns: Ns) -> Self {
         Self::with_hold(dies, window_ns, alpha_ns, false)
     }

@@ -26,14 +26,14 @@
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GcPace {
     /// A victim is being collected (its erase is not yet queued).
-    pub active: bool,
-    pub victim: u32,
+    pub(crate) active: bool,
+    pub(crate) victim: u32,
     /// Next unit (offset in the victim) whose page has not been looked at, and the
     /// victim's size in units.
-    pub next: u32,
-    pub end: u32,
+    pub(crate) next: u32,
+    pub(crate) end: u32,
     /// Read transactions issued and not yet done.
-    pub reads_left: u32,
+    pub(crate) reads_left: u32,
     /// Reads are released with host programs (else all at once).
     paced: bool,
     /// GC units per host unit: v / (U - v).
@@ -112,6 +112,30 @@ impl GcPace {
     /// Is the victim still paced (not burst, not gone urgent)?
     pub fn is_paced(&self) -> bool {
         self.paced
+    }
+
+    /// Every read of the victim is done: its erase is queued, the victim is over.
+    #[inline]
+    pub(crate) fn finish(&mut self) {
+        self.active = false;
+    }
+
+    /// A page read of the victim was queued.
+    #[inline]
+    pub(crate) fn read_queued(&mut self) {
+        self.reads_left += 1;
+    }
+
+    /// A page read of the victim is done.
+    #[inline]
+    pub(crate) fn read_done(&mut self) {
+        self.reads_left -= 1;
+    }
+
+    /// Pages before unit `next` of the victim have been looked at.
+    #[inline]
+    pub(crate) fn advance_to(&mut self, next: u32) {
+        self.next = next;
     }
 }
 

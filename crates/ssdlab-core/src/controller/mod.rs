@@ -24,7 +24,7 @@ mod read_cache;
 
 pub use adaptive::{AdaptiveDelay, Decision};
 pub use gc_pacing::{GcPace, Release};
-pub use read_cache::{ReadCache, ReadCacheStats};
+pub use read_cache::ReadCache;
 
 use crate::config::DeviceConfig;
 use crate::sim::Ns;
@@ -140,14 +140,6 @@ impl DieQueues {
         } else {
             &mut self.programs
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.user_reads.is_empty()
-            && self.gc_reads.is_empty()
-            && self.programs.is_empty()
-            && self.gc_programs.is_empty()
-            && self.erases.is_empty()
     }
 }
 
@@ -266,11 +258,11 @@ impl Cores {
 /// Write buffer occupancy in mapping units, with the commands waiting for room.
 #[derive(Clone, Debug)]
 pub struct WriteBuffer {
-    pub capacity_units: u64,
-    pub used_units: u64,
-    pub peak_units: u64,
-    pub waiters: VecDeque<u32>,
-    pub waits: u64,
+    capacity_units: u64,
+    used_units: u64,
+    peak_units: u64,
+    waiters: VecDeque<u32>,
+    waits: u64,
 }
 
 impl WriteBuffer {
@@ -303,6 +295,63 @@ impl WriteBuffer {
     #[inline]
     pub fn release(&mut self, units: u64) {
         self.used_units = self.used_units.saturating_sub(units);
+    }
+
+    /// Take room without asking (stripe padding, returned when it is programmed).
+    #[inline]
+    pub(crate) fn take(&mut self, units: u64) {
+        self.used_units += units;
+    }
+
+    /// Do commands wait for room (a new one queues behind them)?
+    #[inline]
+    pub(crate) fn has_waiters(&self) -> bool {
+        !self.waiters.is_empty()
+    }
+
+    /// Queue `cmd` until room is returned (counted in `waits`).
+    #[inline]
+    pub(crate) fn wait(&mut self, cmd: u32) {
+        self.waits += 1;
+        self.waiters.push_back(cmd);
+    }
+
+    /// The command that has waited longest.
+    #[inline]
+    pub(crate) fn first_waiter(&self) -> Option<u32> {
+        self.waiters.front().copied()
+    }
+
+    /// The first waiter got its room: drop it from the queue.
+    #[inline]
+    pub(crate) fn pop_waiter(&mut self) {
+        self.waiters.pop_front();
+    }
+
+    /// Commands waiting for room.
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiters.len()
+    }
+
+    /// Room in use (mapping units).
+    #[inline]
+    pub(crate) fn used_units(&self) -> u64 {
+        self.used_units
+    }
+
+    /// Room in all (mapping units).
+    pub(crate) fn capacity_units(&self) -> u64 {
+        self.capacity_units
+    }
+
+    /// Most room in use at once (mapping units).
+    pub(crate) fn peak_units(&self) -> u64 {
+        self.peak_units
+    }
+
+    /// Commands that had to wait for room.
+    pub(crate) fn waits(&self) -> u64 {
+        self.waits
     }
 }
 

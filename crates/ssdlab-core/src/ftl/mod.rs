@@ -159,6 +159,9 @@ pub struct Verify {
     pub mismatches: u64,
 }
 
+/// The FTL's state. Code outside `ftl/` reads it through methods; the fields left
+/// `pub` are read by the preparation tests (`tests/prep.rs`), which fingerprint a
+/// prepared drive, and written by nothing outside `ftl/`.
 #[derive(Clone)]
 pub struct Ftl {
     pub geo: Geometry,
@@ -183,20 +186,20 @@ pub struct Ftl {
     /// Translation blocks a die may hold before GC collects from the translation
     /// pool rather than the user pool (the map's share per die, with its spare).
     pub map_budget_blocks: u32,
-    pub gc_policy: crate::config::GcPolicy,
-    pub gc_pacing: crate::config::GcPacing,
+    gc_policy: crate::config::GcPolicy,
+    gc_pacing: crate::config::GcPacing,
     /// Units allocated so far (host and GC): the clock of block ages.
     pub write_clock: u64,
     /// Host writes go to the SLC area while it has room (off during preparation).
-    pub slc_active: bool,
+    slc_active: bool,
     /// Dynamic SLC: the SLC blocks a die may use shrink from all of them (empty
     /// drive) to `slc_min_blocks` (full drive) with the share of host units mapped.
-    pub slc_dynamic: bool,
-    pub slc_min_blocks: u32,
+    slc_dynamic: bool,
+    slc_min_blocks: u32,
     /// Host logical units holding data (mapped).
-    pub mapped_units: u64,
+    mapped_units: u64,
     pub stats: FtlStats,
-    pub verify: Option<Verify>,
+    verify: Option<Verify>,
 }
 
 impl Ftl {
@@ -689,6 +692,77 @@ impl Ftl {
 
     pub fn oracle(&self) -> Option<(u64, u64)> {
         self.verify.as_ref().map(|v| (v.checked, v.mismatches))
+    }
+
+    /// Is the read oracle kept (verify runs)?
+    #[inline]
+    pub(crate) fn verifying(&self) -> bool {
+        self.verify.is_some()
+    }
+
+    /// Logical units exposed to the host.
+    #[inline]
+    pub(crate) fn host_units(&self) -> u64 {
+        self.host_units
+    }
+
+    /// Host logical units holding data.
+    #[inline]
+    pub(crate) fn mapped_units(&self) -> u64 {
+        self.mapped_units
+    }
+
+    /// Free blocks of a die at or below which GC starts.
+    #[inline]
+    pub(crate) fn gc_threshold(&self) -> u32 {
+        self.gc_threshold
+    }
+
+    /// Do host writes go to the SLC area while it has room?
+    #[inline]
+    pub(crate) fn slc_active(&self) -> bool {
+        self.slc_active
+    }
+
+    /// Is the die collecting (or folding) a block now?
+    #[inline]
+    pub(crate) fn collecting(&self, die: u32) -> bool {
+        self.dies[die as usize].victim.is_some()
+    }
+
+    /// The logical unit physical unit `pun` holds (`UNMAPPED`: none).
+    #[inline]
+    pub(crate) fn lpn_of(&self, pun: Pun) -> u32 {
+        self.p2l.get(pun as usize)
+    }
+
+    /// Valid units of block `block`.
+    #[inline]
+    pub(crate) fn valid_count(&self, block: u32) -> u32 {
+        self.blocks[block as usize].valid
+    }
+
+    /// Is block `block` a translation block (map pages)?
+    #[inline]
+    pub(crate) fn is_map_block(&self, block: u32) -> bool {
+        self.blocks[block as usize].map
+    }
+
+    /// Program/erase cycles of block `block`.
+    #[inline]
+    pub(crate) fn erase_count(&self, block: u32) -> u32 {
+        self.blocks[block as usize].erase_count
+    }
+
+    /// Translation blocks held by all dies.
+    pub(crate) fn translation_blocks(&self) -> u64 {
+        self.dies.iter().map(|d| d.map_blocks as u64).sum()
+    }
+
+    /// Make both maps copy-on-write, so clones of this FTL share their chunks.
+    pub(crate) fn share_maps(&mut self) {
+        self.l2p.share();
+        self.p2l.share();
     }
 }
 

@@ -119,16 +119,16 @@ pub struct Sq {
 /// Submission queues and the controller's fetch engine.
 #[derive(Clone, Debug)]
 pub struct Nvme {
-    pub sqs: Vec<Sq>,
+    sqs: Vec<Sq>,
     rr: usize,
-    pub burst: u32,
-    pub entries: u32,
+    burst: u32,
+    entries: u32,
     /// Fetch reads in flight, and how many may be.
-    pub fetches_in_flight: u32,
-    pub max_fetches: u32,
+    fetches_in_flight: u32,
+    max_fetches: u32,
     /// Time of the earliest scheduled fetch kick (Ns::MAX if none).
-    pub kick_at: Ns,
-    pub fetches: u64,
+    kick_at: Ns,
+    fetches: u64,
 }
 
 impl Nvme {
@@ -155,6 +155,85 @@ impl Nvme {
     #[inline]
     pub fn can_fetch(&self) -> bool {
         self.fetches_in_flight < self.max_fetches
+    }
+
+    /// I/O submission queues.
+    #[inline]
+    pub(crate) fn queues(&self) -> u32 {
+        self.sqs.len() as u32
+    }
+
+    /// Fetch reads issued so far.
+    pub(crate) fn fetches(&self) -> u64 {
+        self.fetches
+    }
+
+    /// Commands fetched from each queue.
+    pub(crate) fn fetched_per_queue(&self) -> Vec<u64> {
+        self.sqs.iter().map(|q| q.fetched).collect()
+    }
+
+    /// The host holds `cmd` back: queue `sq` is full.
+    #[inline]
+    pub(crate) fn hold(&mut self, sq: u32, cmd: u32) {
+        self.sqs[sq as usize].overflow.push_back(cmd);
+    }
+
+    /// `cmd` is written into queue `sq`; its doorbell reaches the device at `visible`.
+    #[inline]
+    pub(crate) fn post(&mut self, sq: u32, cmd: u32, visible: Ns) {
+        let q = &mut self.sqs[sq as usize];
+        q.used += 1;
+        q.pending.push_back((cmd, visible));
+    }
+
+    /// A command of queue `sq` completed: its entry is free again. Returns the
+    /// command the host held back for the room, if any.
+    #[inline]
+    pub(crate) fn complete(&mut self, sq: u32) -> Option<u32> {
+        let q = &mut self.sqs[sq as usize];
+        q.used -= 1;
+        q.overflow.pop_front()
+    }
+
+    /// Should a fetch kick be scheduled at `t` (none is due earlier)? Records it if so.
+    #[inline]
+    pub(crate) fn kick_needed(&mut self, t: Ns) -> bool {
+        if t < self.kick_at {
+            self.kick_at = t;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A fetch kick fired at `now`: the next one may be scheduled anew.
+    #[inline]
+    pub(crate) fn kick_fired(&mut self, now: Ns) {
+        if self.kick_at <= now {
+            self.kick_at = Ns::MAX;
+        }
+    }
+
+    /// A fetch read was issued.
+    #[inline]
+    pub(crate) fn fetch_issued(&mut self) {
+        self.fetches_in_flight += 1;
+    }
+
+    /// A fetch read of queue `sq` came back: the next command it fetched.
+    #[inline]
+    pub(crate) fn take_fetched(&mut self, sq: u32) -> u32 {
+        self.sqs[sq as usize]
+            .in_fetch
+            .pop_front()
+            .expect("a fetched command")
+    }
+
+    /// A fetch read is done (all its commands taken).
+    #[inline]
+    pub(crate) fn fetch_done(&mut self) {
+        self.fetches_in_flight -= 1;
     }
 
     /// Choose the next queue with a visible command (round robin) and move up to a

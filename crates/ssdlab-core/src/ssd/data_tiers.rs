@@ -13,12 +13,12 @@
 //! fills copy whole mapping units; an SLC cache's fills (SLC programs) take no die
 //! time and its blocks no capacity (they would run in idle time, from spare area).
 
+use super::stats::{ReadCacheOn, ReadCacheReport, WriteBufferStats};
 use super::Ssd;
 use crate::config::memory::DataTier;
 use crate::config::DeviceConfig;
 use crate::controller::ReadCache;
 use crate::sim::{fs_per_byte, xfer_ns, Ns};
-use serde_json::{json, Value};
 
 #[derive(Clone, Debug, Default)]
 struct TierCounters {
@@ -62,37 +62,43 @@ impl DataTiers {
         }
     }
 
-    pub fn to_json(&self, unit_bytes: u64) -> Value {
-        let rc = match &self.read_cache {
-            Some(rc) => {
-                let s = &rc.stats;
-                let lookups = s.hits + s.misses;
-                json!({
-                    "enabled": true,
-                    "tier": self.rc_tier,
-                    "size_bytes": rc.capacity_units() * unit_bytes,
-                    "hits": s.hits,
-                    "misses": s.misses,
-                    "hit_rate": if lookups > 0 { s.hits as f64 / lookups as f64 } else { 0.0 },
-                    "hit_bytes": self.c.rc_hit_bytes,
-                    "fills": s.fills,
-                    "evictions": s.evictions,
-                    "invalidations": s.invalidations,
-                    "hmb_read_bytes": self.c.rc_hmb_read_bytes,
-                    "hmb_write_bytes": self.c.rc_hmb_write_bytes,
-                })
+    /// The read cache's counters (`unit_bytes`: the mapping unit).
+    pub fn read_cache_stats(&self, unit_bytes: u64) -> ReadCacheReport {
+        let on = self.read_cache.as_ref().map(|rc| {
+            let s = &rc.stats;
+            let lookups = s.hits + s.misses;
+            ReadCacheOn {
+                tier: self.rc_tier,
+                size_bytes: rc.capacity_units() * unit_bytes,
+                hits: s.hits,
+                misses: s.misses,
+                hit_rate: if lookups > 0 {
+                    s.hits as f64 / lookups as f64
+                } else {
+                    0.0
+                },
+                hit_bytes: self.c.rc_hit_bytes,
+                fills: s.fills,
+                evictions: s.evictions,
+                invalidations: s.invalidations,
+                hmb_read_bytes: self.c.rc_hmb_read_bytes,
+                hmb_write_bytes: self.c.rc_hmb_write_bytes,
             }
-            None => json!({ "enabled": false }),
-        };
-        json!({
-            "read_cache": rc,
-            "write_buffer": {
-                "tier": self.wb_tier,
-                "size_bytes": self.wb_bytes,
-                "hmb_read_bytes": self.c.wb_hmb_read_bytes,
-                "hmb_write_bytes": self.c.wb_hmb_write_bytes,
-            },
-        })
+        });
+        ReadCacheReport {
+            enabled: on.is_some(),
+            on,
+        }
+    }
+
+    /// The write buffer's memory and its HMB traffic.
+    pub fn write_buffer_stats(&self) -> WriteBufferStats {
+        WriteBufferStats {
+            tier: self.wb_tier,
+            size_bytes: self.wb_bytes,
+            hmb_read_bytes: self.c.wb_hmb_read_bytes,
+            hmb_write_bytes: self.c.wb_hmb_write_bytes,
+        }
     }
 
     /// HMB bytes moved for data (read cache and write buffer): (read, written).

@@ -180,7 +180,7 @@ impl Ssd {
             lpn,
             n: 1,
             bytes,
-            erase_count: self.ftl.blocks[block as usize].erase_count,
+            erase_count: self.ftl.erase_count(block),
             seq: 0,
         })
     }
@@ -237,13 +237,12 @@ impl Ssd {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
         let ftl = &self.ftl;
-        if !self.buffer.waiters.is_empty()
+        if self.buffer.has_waiters()
             || !self
                 .buffer
                 .try_reserve(n as u64, || ftl.open_partial_units())
         {
-            self.buffer.waits += 1;
-            self.buffer.waiters.push_back(cmd);
+            self.buffer.wait(cmd);
             return;
         }
         self.pull_write_data(cmd);
@@ -261,7 +260,7 @@ impl Ssd {
 
     /// Room was returned to the buffer: admit waiting writes in order.
     pub(super) fn wake_buffer_waiters(&mut self) {
-        while let Some(&cmd) = self.buffer.waiters.front() {
+        while let Some(cmd) = self.buffer.first_waiter() {
             let c = *self.cmds.get(cmd);
             let (_, n) = self.unit_range(c.offset, c.len);
             let ftl = &self.ftl;
@@ -271,7 +270,7 @@ impl Ssd {
             {
                 break;
             }
-            self.buffer.waiters.pop_front();
+            self.buffer.pop_waiter();
             self.pull_write_data(cmd);
         }
     }
@@ -300,7 +299,7 @@ impl Ssd {
                 self.post_completion(cmd, stored);
             }
         }
-        if !self.buffer.waiters.is_empty() {
+        if self.buffer.has_waiters() {
             // Units now sit in open stripes: a waiter may be admitted to complete them.
             self.wake_buffer_waiters();
         }
@@ -354,7 +353,7 @@ impl Ssd {
     pub(super) fn user_read_done(&mut self, t: u32) {
         let tx = *self.txns.get(t);
         self.txns.remove(t);
-        if self.ftl.verify.is_some() {
+        if self.ftl.verifying() {
             for i in 0..tx.n {
                 self.ftl.verify_sensed(tx.pun + i, tx.erase_count);
             }

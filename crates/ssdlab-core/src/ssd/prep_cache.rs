@@ -50,8 +50,7 @@ pub(crate) fn prepared(
     *guard = None; // free the previous drive before building the next
     crate::ftl::map_array::recycle_chunks(true);
     let (mut ftl, info) = build();
-    ftl.l2p.share();
-    ftl.p2l.share();
+    ftl.share_maps();
     let v: Prepared = Arc::new((ftl, info));
     *guard = Some((key, v.clone()));
     drop(guard);

@@ -1,6 +1,10 @@
 //! The run report: fio-named per-job and total figures, device statistics, the
 //! resolved config, seed and version.
 
+use super::stats::{
+    ChannelStats, ControllerStats, DeviceStats, DieStats, FtlReport, HmbStats, MapStats, NandStats,
+    NvmeStats, OracleStats, PcieStats, SlcStats, WindowStats,
+};
 use super::Ssd;
 use crate::ftl::FtlStats;
 use crate::sim::Ns;
@@ -83,18 +87,18 @@ impl Window {
         }
     }
 
-    fn to_json(&self, stats: &FtlStats) -> Value {
+    fn stats(&self, stats: &FtlStats) -> WindowStats {
         let c = self.counts(stats);
-        json!({
-            "from_ns": self.from_ns,
-            "host_units_written": c.host_units_written,
-            "map_units_written": c.map_units_written,
-            "units_programmed": c.units_programmed,
-            "gc_units_copied": c.gc_units_copied,
-            "gc_victims": c.gc_victims,
-            "erases": c.erases,
-            "waf": frac(c.units_programmed, c.host_units_written),
-        })
+        WindowStats {
+            from_ns: self.from_ns,
+            host_units_written: c.host_units_written,
+            map_units_written: c.map_units_written,
+            units_programmed: c.units_programmed,
+            gc_units_copied: c.gc_units_copied,
+            gc_victims: c.gc_victims,
+            erases: c.erases,
+            waf: frac(c.units_programmed, c.host_units_written),
+        }
     }
 }
 
@@ -204,18 +208,20 @@ impl Ssd {
         for name in DIRS {
             out[name] = all[name].clone();
         }
-        out["device"] = self.device_stats(sim_ns, &total.dirs);
+        out["device"] = serde_json::to_value(self.device_stats()).expect("device stats");
         out["prep"] = serde_json::to_value(&self.prep).expect("prep");
         out["config"] = serde_json::to_value(&self.cfg).expect("config");
         out["workload"] = serde_json::to_value(&self.workload).expect("workload");
         if self.job_cfgs.len() > 1 {
             out["job_configs"] = serde_json::to_value(&self.job_cfgs).expect("jobs");
         }
-        out["queues"] = json!(self.nvme.sqs.len());
+        out["queues"] = json!(self.nvme.queues());
         Report { json: out }
     }
 
-    fn device_stats(&self, sim_ns: u64, _dirs: &[LatStats; 3]) -> Value {
+    /// The device's statistics now (the report's `device` block, typed).
+    pub fn device_stats(&self) -> DeviceStats {
+        let sim_ns = self.now();
         let f = &self.ftl.stats;
         let c = &self.counters;
         let ch_util: Vec<f64> = self
@@ -238,132 +244,140 @@ impl Ssd {
             .iter()
             .map(|&b| frac(b, sim_ns))
             .collect();
-        let mut dev = json!({
-            "capacity_bytes": self.cfg.capacity_bytes(),
-            "raw_bytes": self.cfg.raw_bytes(),
-            "nand": {
-                "read_ops": c.read_ops,
-                "multiplane_read_ops": c.multiplane_reads,
-                "user_read_txns": c.user_read_txns,
-                "rmw_reads": c.rmw_reads,
-                "gc_read_txns": c.gc_reads,
-                "program_ops": c.program_ops,
-                "gc_program_ops": c.gc_programs,
-                "erase_ops": c.erase_ops,
-                "channel_bytes": self.channels.iter().map(|ch| ch.bytes).sum::<u64>(),
+        let payload = self.pcie.up.payload_bytes + self.pcie.down.payload_bytes;
+        let map = match &self.map {
+            Some(m) => MapStats::Paged(Box::new(m.stats(payload))),
+            None => MapStats::Resident {
+                placement: self.cfg.map_placement(),
+                hit_rate: 1.0,
             },
-            "ftl": {
-                "host_units_written": f.host_units_written,
-                "gc_units_copied": f.gc_units_copied,
-                "units_programmed": f.units_programmed,
-                "waf": self.ftl.waf(),
-                "gc_victims": f.gc_victims,
-                "background_gc_victims": self.background_gcs,
-                "erases": f.erases,
-                "trimmed_units": f.trimmed_units,
-                "free_blocks": self.ftl.total_free_blocks(),
-                "buffer_read_hits": c.buffer_hits,
-                "unmapped_reads": c.unmapped_reads,
-                "alloc_stalls": c.alloc_stalls,
-                "gc_pacing": self.cfg.ftl.gc_pacing,
-                "gc_urgent_victims": c.gc_urgent_victims,
-                "measured": self.window.to_json(f),
+        };
+        let (map_read, map_written) = match &map {
+            MapStats::Paged(m) => (m.hmb.read_bytes, m.hmb.write_bytes),
+            MapStats::Resident { .. } => (0, 0),
+        };
+        let unit = self.unit_bytes;
+        let grant = self.cfg.hmb.negotiate();
+        let read_cache = self.tiers.read_cache_stats(self.unit_bytes);
+        let write_buffer = self.tiers.write_buffer_stats();
+        let (data_read, data_written) = self.tiers.hmb_bytes();
+        let hmb_total = map_read + map_written + data_read + data_written;
+        let rc_hmb = read_cache
+            .on
+            .as_ref()
+            .map_or(0, |r| r.hmb_read_bytes + r.hmb_write_bytes);
+        DeviceStats {
+            capacity_bytes: self.cfg.capacity_bytes(),
+            raw_bytes: self.cfg.raw_bytes(),
+            nand: NandStats {
+                read_ops: c.read_ops,
+                multiplane_read_ops: c.multiplane_reads,
+                user_read_txns: c.user_read_txns,
+                rmw_reads: c.rmw_reads,
+                gc_read_txns: c.gc_reads,
+                program_ops: c.program_ops,
+                gc_program_ops: c.gc_programs,
+                erase_ops: c.erase_ops,
+                channel_bytes: self.channels.iter().map(|ch| ch.bytes).sum::<u64>(),
             },
-            "channels": { "util": ch_util, "mean_util": mean(&ch_util), "max_util": maxf(&ch_util) },
-            "dies": {
-                "mean_util": mean(&die_util),
-                "max_util": maxf(&die_util),
-                "gc_busy_ns": self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
-                "gc_share": frac(
+            ftl: FtlReport {
+                host_units_written: f.host_units_written,
+                gc_units_copied: f.gc_units_copied,
+                units_programmed: f.units_programmed,
+                waf: self.ftl.waf(),
+                gc_victims: f.gc_victims,
+                background_gc_victims: self.background_gcs,
+                erases: f.erases,
+                trimmed_units: f.trimmed_units,
+                free_blocks: self.ftl.total_free_blocks(),
+                buffer_read_hits: c.buffer_hits,
+                unmapped_reads: c.unmapped_reads,
+                alloc_stalls: c.alloc_stalls,
+                gc_pacing: self.cfg.ftl.gc_pacing,
+                gc_urgent_victims: c.gc_urgent_victims,
+                measured: self.window.stats(f),
+                map_units_written: f.map_units_written,
+                map_units_relocated: f.map_units_relocated,
+                translation_victims: f.translation_victims,
+                translation_blocks: self.ftl.translation_blocks(),
+            },
+            channels: ChannelStats {
+                mean_util: mean(&ch_util),
+                max_util: maxf(&ch_util),
+                util: ch_util,
+            },
+            dies: DieStats {
+                mean_util: mean(&die_util),
+                max_util: maxf(&die_util),
+                gc_busy_ns: self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
+                gc_share: frac(
                     self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
                     self.dies.iter().map(|d| d.busy_ns).sum::<u64>(),
                 ),
             },
-            "controller": {
-                "core_util": core_util,
-                "write_buffer_peak_bytes": self.buffer.peak_units * self.unit_bytes,
-                "write_buffer_waits": self.buffer.waits,
+            controller: ControllerStats {
+                core_util,
+                write_buffer_peak_bytes: self.buffer.peak_units() * self.unit_bytes,
+                write_buffer_waits: self.buffer.waits(),
             },
-            "pcie": {
-                "up_payload_bytes": self.pcie.up.payload_bytes,
-                "down_payload_bytes": self.pcie.down.payload_bytes,
-                "up_wire_bytes": self.pcie.up.wire_bytes,
-                "down_wire_bytes": self.pcie.down.wire_bytes,
-                "up_util": frac(self.pcie.up.busy_ns, sim_ns),
-                "down_util": frac(self.pcie.down.busy_ns, sim_ns),
+            pcie: PcieStats {
+                up_payload_bytes: self.pcie.up.payload_bytes,
+                down_payload_bytes: self.pcie.down.payload_bytes,
+                up_wire_bytes: self.pcie.up.wire_bytes,
+                down_wire_bytes: self.pcie.down.wire_bytes,
+                up_util: frac(self.pcie.up.busy_ns, sim_ns),
+                down_util: frac(self.pcie.down.busy_ns, sim_ns),
             },
-            "nvme": {
-                "queues": self.nvme.sqs.len(),
-                "fetches": self.nvme.fetches,
-                "fetched_per_queue": self.nvme.sqs.iter().map(|q| q.fetched).collect::<Vec<_>>(),
+            nvme: NvmeStats {
+                queues: self.nvme.queues(),
+                fetches: self.nvme.fetches(),
+                fetched_per_queue: self.nvme.fetched_per_queue(),
             },
-        });
-        let payload = self.pcie.up.payload_bytes + self.pcie.down.payload_bytes;
-        dev["map"] = match &self.map {
-            Some(m) => m.to_json(payload),
-            None => {
-                let place = self.cfg.map_placement();
-                json!({ "placement": place, "hit_rate": 1.0 })
-            }
-        };
-        dev["ftl"]["map_units_written"] = json!(self.ftl.stats.map_units_written);
-        dev["ftl"]["map_units_relocated"] = json!(self.ftl.stats.map_units_relocated);
-        dev["ftl"]["translation_victims"] = json!(self.ftl.stats.translation_victims);
-        dev["ftl"]["translation_blocks"] = json!(self
-            .ftl
-            .dies
-            .iter()
-            .map(|d| d.map_blocks as u64)
-            .sum::<u64>());
-        dev["scheduler"] = self.sched.to_json();
-        dev["host_busy_ns"] = json!(self.host_busy_ns);
-        let unit = self.unit_bytes;
-        dev["slc"] = json!({
-            "enabled": self.geo.native_blocks_per_die < self.geo.blocks_per_die,
-            "blocks_per_die": self.geo.slc_blocks_per_die(),
-            "size_bytes": self.cfg.slc_block_bytes()
-                * self.geo.slc_blocks_per_die() as u64
-                * self.geo.dies as u64,
-            "free_blocks": self.ftl.slc_free_blocks(),
-            "mode": self.cfg.slc.mode,
-            "allowed_blocks_per_die": self.ftl.slc_allowed_blocks(),
-            "mapped_share": frac(self.ftl.mapped_units, self.ftl.host_units),
-            "host_units_to_slc": f.host_units_to_slc,
-            "host_units_to_native": f.host_units_to_native,
-            "slc_hit_rate": frac(f.host_units_to_slc, f.host_units_to_slc + f.host_units_to_native),
-            "folds": f.folds,
-            "units_folded": f.units_folded,
-            "bytes_folded": f.units_folded * unit,
-        });
-        let grant = self.cfg.hmb.negotiate();
-        let tiers = self.tiers.to_json(self.unit_bytes);
-        dev["read_cache"] = tiers["read_cache"].clone();
-        dev["write_buffer"] = tiers["write_buffer"].clone();
-        let (data_read, data_written) = self.tiers.hmb_bytes();
-        let map_read = dev["map"]["hmb"]["read_bytes"].as_u64().unwrap_or(0);
-        let map_written = dev["map"]["hmb"]["write_bytes"].as_u64().unwrap_or(0);
-        let hmb_total = map_read + map_written + data_read + data_written;
-        dev["hmb"] = json!({
-            "hmpre_bytes": self.cfg.hmb.hmpre.bytes(),
-            "hmmin_bytes": self.cfg.hmb.hmmin.bytes(),
-            "policy": grant.policy,
-            "requested_bytes": grant.requested_bytes,
-            "granted_bytes": grant.granted_bytes,
-            "descriptors": grant.chunks.len(),
-            "chunk_bytes": grant.chunks.first().copied().unwrap_or(0),
-            "layout": self.cfg.hmb_layout(),
-            "read_bytes": map_read + data_read,
-            "write_bytes": map_written + data_written,
-            "map_bytes": map_read + map_written,
-            "read_cache_bytes": dev["read_cache"]["hmb_read_bytes"].as_u64().unwrap_or(0)
-                + dev["read_cache"]["hmb_write_bytes"].as_u64().unwrap_or(0),
-            "write_buffer_bytes": dev["write_buffer"]["hmb_read_bytes"].as_u64().unwrap_or(0)
-                + dev["write_buffer"]["hmb_write_bytes"].as_u64().unwrap_or(0),
-            "pcie_share": frac(hmb_total, payload),
-        });
-        if let Some((checked, mismatches)) = self.ftl.oracle() {
-            dev["oracle"] = json!({ "checked": checked, "mismatches": mismatches });
+            map,
+            scheduler: self.sched.stats(),
+            host_busy_ns: self.host_busy_ns,
+            slc: SlcStats {
+                enabled: self.geo.native_blocks_per_die < self.geo.blocks_per_die,
+                blocks_per_die: self.geo.slc_blocks_per_die(),
+                size_bytes: self.cfg.slc_block_bytes()
+                    * self.geo.slc_blocks_per_die() as u64
+                    * self.geo.dies as u64,
+                free_blocks: self.ftl.slc_free_blocks(),
+                mode: self.cfg.slc.mode,
+                allowed_blocks_per_die: self.ftl.slc_allowed_blocks(),
+                mapped_share: frac(self.ftl.mapped_units(), self.ftl.host_units()),
+                host_units_to_slc: f.host_units_to_slc,
+                host_units_to_native: f.host_units_to_native,
+                slc_hit_rate: frac(
+                    f.host_units_to_slc,
+                    f.host_units_to_slc + f.host_units_to_native,
+                ),
+                folds: f.folds,
+                units_folded: f.units_folded,
+                bytes_folded: f.units_folded * unit,
+            },
+            hmb: HmbStats {
+                hmpre_bytes: self.cfg.hmb.hmpre.bytes(),
+                hmmin_bytes: self.cfg.hmb.hmmin.bytes(),
+                policy: grant.policy,
+                requested_bytes: grant.requested_bytes,
+                granted_bytes: grant.granted_bytes,
+                descriptors: grant.chunks.len(),
+                chunk_bytes: grant.chunks.first().copied().unwrap_or(0),
+                layout: self.cfg.hmb_layout(),
+                read_bytes: map_read + data_read,
+                write_bytes: map_written + data_written,
+                map_bytes: map_read + map_written,
+                read_cache_bytes: rc_hmb,
+                write_buffer_bytes: write_buffer.hmb_read_bytes + write_buffer.hmb_write_bytes,
+                pcie_share: frac(hmb_total, payload),
+            },
+            read_cache,
+            write_buffer,
+            oracle: self.ftl.oracle().map(|(checked, mismatches)| OracleStats {
+                checked,
+                mismatches,
+            }),
         }
-        dev
     }
 }

@@ -11,13 +11,13 @@
 //! before the resume, or at most `reads_per_suspend` read operations (seed 003's
 //! bounded suspends). Simplifies: GC reads do not suspend.
 
+use super::stats::{AdaptiveStats, SchedStats, SuspendMechanismStats};
 use super::Ssd;
 use crate::config::scheduling::{HoldTime, SchedPolicy, SchedulerConfig};
 use crate::config::GcPacing;
 use crate::controller::{AdaptiveDelay, Decision, Pick};
 use crate::nand::{DieStage, Suspended};
 use crate::sim::Ns;
-use serde_json::{json, Value};
 
 #[derive(Clone, Debug, Default)]
 struct SchedCounters {
@@ -82,44 +82,42 @@ impl SchedState {
         }
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The scheduler's counters.
+    pub fn stats(&self) -> SchedStats {
         let c = &self.c;
-        let mut v = json!({
-            "policy": self.policy,
-            "program_suspend": self.program_suspend,
-            "erase_suspend": self.erase_suspend,
-            "program_suspends": c.program_suspends,
-            "erase_suspends": c.erase_suspends,
-            "suspends": c.program_suspends + c.erase_suspends,
-            "refused_during_data_in": c.refused_during_data_in,
-            "refused_at_limit": c.refused_at_limit,
-            "suspended_ns": c.suspended_ns,
-            "added_op_time_ns": c.overhead_ns,
-        });
-        if self.mechanism {
+        let suspends = c.program_suspends + c.erase_suspends;
+        SchedStats {
+            policy: self.policy,
+            program_suspend: self.program_suspend,
+            erase_suspend: self.erase_suspend,
+            program_suspends: c.program_suspends,
+            erase_suspends: c.erase_suspends,
+            suspends,
+            refused_during_data_in: c.refused_during_data_in,
+            refused_at_limit: c.refused_at_limit,
+            suspended_ns: c.suspended_ns,
+            added_op_time_ns: c.overhead_ns,
             // Only with seed 003's options, so earlier reports keep their keys.
-            let suspends = c.program_suspends + c.erase_suspends;
-            v["reads_per_suspend_limit"] = json!(self.reads_per_suspend);
-            v["suspend_reads"] = json!(c.suspend_reads);
-            v["reads_per_suspend"] = json!(if suspends > 0 {
-                c.suspend_reads as f64 / suspends as f64
-            } else {
-                0.0
-            });
-            v["reads_behind_data_in"] = json!(c.reads_behind_data_in);
-            v["data_in_wait_ns"] = json!(c.data_in_wait_ns);
-            v["hold_idle_ns"] = json!(c.hold_idle_ns);
+            mechanism: self.mechanism.then(|| SuspendMechanismStats {
+                reads_per_suspend_limit: self.reads_per_suspend,
+                suspend_reads: c.suspend_reads,
+                reads_per_suspend: if suspends > 0 {
+                    c.suspend_reads as f64 / suspends as f64
+                } else {
+                    0.0
+                },
+                reads_behind_data_in: c.reads_behind_data_in,
+                data_in_wait_ns: c.data_in_wait_ns,
+                hold_idle_ns: c.hold_idle_ns,
+            }),
+            adaptive: self.adaptive.as_ref().map(|a| AdaptiveStats {
+                holds: a.holds,
+                hold_read_arrived: a.hold_read_arrived,
+                hold_expired: a.hold_expired,
+                dispatch_now: a.dispatch_now,
+                dispatch_default: a.dispatch_default,
+            }),
         }
-        if let Some(a) = &self.adaptive {
-            v["adaptive"] = json!({
-                "holds": a.holds,
-                "hold_read_arrived": a.hold_read_arrived,
-                "hold_expired": a.hold_expired,
-                "dispatch_now": a.dispatch_now,
-                "dispatch_default": a.dispatch_default,
-            });
-        }
-        v
     }
 }
 
@@ -137,7 +135,7 @@ impl Ssd {
         match self.sched.policy {
             SchedPolicy::Fifo => dq.pick_fifo(|t| self.txns.get(t).seq),
             SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => dq.pick(
-                self.ftl.free_blocks(die) <= self.ftl.gc_threshold,
+                self.ftl.free_blocks(die) <= self.ftl.gc_threshold(),
                 self.cfg.ftl.gc_pacing == GcPacing::Paced,
                 |t| self.txns.get(t).seq,
             ),
@@ -329,7 +327,7 @@ mod tests {
         }
         let s = stripe.unwrap();
         // A programmed unit on the same die, for the read.
-        let lpn = (lpn..ssd.ftl.host_units as u32)
+        let lpn = (lpn..ssd.ftl.host_units() as u32)
             .find(|&l| {
                 let p = ssd.ftl.translate(l);
                 ssd.geo.die_of(p) == s.die && ssd.ftl.is_programmed(p)
@@ -372,7 +370,8 @@ mod tests {
                 _ => {}
             }
         }
-        (read_done, prog_done, ssd.sched.to_json())
+        let st = serde_json::to_value(ssd.sched.stats()).expect("stats");
+        (read_done, prog_done, st)
     }
 
     #[test]

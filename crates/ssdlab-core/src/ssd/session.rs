@@ -166,11 +166,11 @@ impl Session {
         for die in 0..ssd.geo.dies {
             for (pad, stripe) in ssd.ftl.pad_host_frontiers(die) {
                 // The pad units take buffer room that the program returns.
-                ssd.buffer.used_units += pad;
+                ssd.buffer.take(pad);
                 ssd.queue_program(stripe, false);
             }
         }
-        while ssd.buffer.used_units > 0 || !ssd.alloc_waiters.is_empty() {
+        while ssd.buffer.used_units() > 0 || !ssd.alloc_waiters.is_empty() {
             let Some(ev) = ssd.q.pop() else { break };
             ssd.dispatch(ev);
         }

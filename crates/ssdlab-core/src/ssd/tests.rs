@@ -115,7 +115,7 @@ fn background_gc_restores_free_blocks_while_the_host_is_idle() {
     }
     assert!(ssd.background_gcs > 0);
     assert_eq!(ssd.ftl.oracle().unwrap().1, 0);
-    for lpn in 0..ssd.ftl.host_units as u32 {
+    for lpn in 0..ssd.ftl.host_units() as u32 {
         ssd.ftl.read_functional(lpn);
     }
     assert_eq!(ssd.ftl.oracle().unwrap().1, 0);

@@ -1,0 +1,88 @@
+//! The host interface: NVMe submission queues and doorbells, the fetch engine
+//! (arbitration and SQE fetch reads over PCIe) and completion entries back to the
+//! host (through the fabric for a drive behind a target).
+//!
+//! Simplifies: a doorbell write is one small TLP down per command; completion
+//! queues never fill; interrupts are not modelled (the host sees a completion when
+//! its entry lands).
+
+use super::{map, Origin, Ssd};
+use crate::host::DOORBELL_BYTES;
+use crate::sim::{Event, Ns};
+
+impl Ssd {
+    /// Write the command into its submission queue, or hold it while the queue is full.
+    pub(super) fn queue_command(&mut self, cmd: u32) {
+        let sq = self.cmds.get(cmd).sq;
+        if self.nvme.has_room(sq) {
+            self.enqueue_sq(cmd, sq);
+        } else {
+            self.nvme.hold(sq, cmd);
+        }
+    }
+
+    /// Write the command into its submission queue and ring the doorbell.
+    pub(super) fn enqueue_sq(&mut self, cmd: u32, sq: u32) {
+        let now = self.now();
+        let visible = self.pcie.send_down(now, DOORBELL_BYTES);
+        self.nvme.post(sq, cmd, visible);
+        if self.nvme.can_fetch() && self.nvme.kick_needed(visible) {
+            self.q.schedule(visible, Event::FetchKick);
+        }
+    }
+
+    /// The fetch engine issues fetch reads while it has slots and commands are visible.
+    pub(super) fn fetch(&mut self) {
+        let now = self.now();
+        while self.nvme.can_fetch() {
+            match self.nvme.arbitrate(now) {
+                Ok((sq, count)) => {
+                    let back = self
+                        .pcie
+                        .read_host(now, 0, count as u64 * crate::host::SQE_BYTES);
+                    self.nvme.fetch_issued();
+                    self.q.schedule(back, Event::FetchDone { sq, count });
+                }
+                Err(Some(t)) => {
+                    if self.nvme.kick_needed(t) {
+                        self.q.schedule(t, Event::FetchKick);
+                    }
+                    return;
+                }
+                Err(None) => return,
+            }
+        }
+    }
+
+    pub(super) fn fetch_done(&mut self, sq: u32, count: u32) {
+        let now = self.now();
+        for _ in 0..count {
+            let cmd = self.nvme.take_fetched(sq);
+            self.cmds.get_mut(cmd).fetch_ns = now;
+            let ready = self.cores.process(sq, now);
+            self.q.schedule(ready, Event::CmdReady { cmd });
+        }
+        self.nvme.fetch_done();
+        self.fetch();
+    }
+
+    /// Finish a command: post its completion entry after `data_ready`.
+    pub(super) fn post_completion(&mut self, cmd: u32, data_ready: Ns) {
+        let c = *self.cmds.get(cmd);
+        if c.job == map::INTERNAL_JOB {
+            self.cmds.remove(cmd); // a map write-back or a held write: nobody to tell
+            if c.origin == Origin::MapFlush {
+                self.map_flush_done(c.offset);
+            }
+            return;
+        }
+        let mut at_host = self
+            .pcie
+            .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);
+        if let Some(r) = &self.remote {
+            // The completion reached the target; back through the fabric to the host.
+            at_host = r.backward(at_host, c.kind, c.len);
+        }
+        self.q.schedule(at_host, Event::HostComplete { cmd });
+    }
+}

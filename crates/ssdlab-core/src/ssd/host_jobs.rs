@@ -1,0 +1,279 @@
+//! Host jobs: closed-loop fio-style threads (or trace replays) that submit
+//! commands, pace themselves, and take completions with their latency accounting
+//! (slat, clat, lat, depth); reporting groups with stonewall and ramp_time; the
+//! host's busy time and idle detection for background work.
+//!
+//! Simplifies: the host's driver and CPU cost nothing (submission is instant, the
+//! completion is seen when its entry lands); a job's queue is chosen by the queue
+//! policy, not by CPU affinity.
+
+use super::{Cmd, Origin, Ssd};
+use crate::config::QueuePolicy;
+use crate::sim::{Event, Ns};
+use crate::stats::JobStats;
+use crate::trace::replay::{ReplayMode, TraceSource};
+use crate::workload::{Io, JobGen};
+
+/// Host-side state of one job (thread).
+pub(super) struct Job {
+    pub(super) gen: JobGen,
+    pub(super) inflight: u32,
+    pub(super) done: bool,
+    pub(super) stats: JobStats,
+    /// Round-robin cursor for the `round-robin` queue policy.
+    pub(super) rr: u32,
+    /// Index of its config in `job_cfgs`, its name and reporting group.
+    pub(super) cfg: u32,
+    pub(super) name: String,
+    pub(super) group: u32,
+    pub(super) iodepth: u32,
+    /// When its group started, and when its measurement starts (after ramp_time).
+    pub(super) start_ns: Ns,
+    pub(super) ramp_ns: Ns,
+    pub(super) measure_from: Ns,
+    /// Time of the pending HostSubmit wake-up, if any (Ns::MAX: none).
+    pub(super) wake_at: Ns,
+    /// The trace this job replays, if it is a replay job.
+    pub(super) trace: Option<Box<TraceSource>>,
+    pub(super) trace_error: Option<String>,
+    /// Driven from outside (a probe session), not by its generator.
+    pub(super) external: bool,
+}
+
+impl Ssd {
+    /// A replay job: closed loop at its iodepth, or each request at its arrival time.
+    pub(super) fn fill_trace_job(&mut self, job: u32) {
+        loop {
+            let now = self.now();
+            let j = &mut self.jobs[job as usize];
+            if j.done {
+                return;
+            }
+            let tr = j.trace.as_mut().expect("a replay job");
+            let Some(due) = tr.due(j.start_ns) else {
+                return;
+            };
+            if tr.mode == ReplayMode::Closed && j.inflight >= j.iodepth {
+                return;
+            }
+            if due > now {
+                if j.wake_at != due {
+                    j.wake_at = due;
+                    self.q.schedule(due, Event::HostSubmit { job });
+                }
+                return;
+            }
+            let io = tr.take().expect("a request was due");
+            self.submit_io(job, io);
+        }
+    }
+
+    /// Start the jobs of group `idx` now; returns how many there are.
+    pub(super) fn start_group(&mut self, idx: usize) -> usize {
+        let now = self.now();
+        let g = self.groups[idx];
+        let mut n = 0;
+        for j in 0..self.jobs.len() {
+            let job = &mut self.jobs[j];
+            if job.group != g {
+                continue;
+            }
+            job.start_ns = now;
+            job.measure_from = now + job.ramp_ns;
+            job.gen.start_at(now);
+            job.wake_at = now;
+            self.q.schedule(now, Event::HostSubmit { job: j as u32 });
+            n += 1;
+        }
+        // The device's measured window: from the end of the group's (shortest) ramp.
+        let ramp = self
+            .jobs
+            .iter()
+            .filter(|j| j.group == g)
+            .map(|j| j.ramp_ns)
+            .min()
+            .unwrap_or(0);
+        if ramp > 0 {
+            self.window.close(&self.ftl.stats);
+            let group = idx as u32;
+            self.q.schedule(now + ramp, Event::RampEnd { group });
+        }
+        n
+    }
+
+    /// Submit what the job may: up to its iodepth, within its stop rule and pacing.
+    pub(super) fn fill_job(&mut self, job: u32) {
+        if self.jobs[job as usize].external {
+            return;
+        }
+        if self.jobs[job as usize].trace.is_some() {
+            self.fill_trace_job(job);
+            return;
+        }
+        loop {
+            let now = self.now();
+            let j = &mut self.jobs[job as usize];
+            if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
+                return;
+            }
+            if j.gen.next_at > now {
+                let at = j.gen.next_at;
+                if j.wake_at != at {
+                    j.wake_at = at;
+                    self.q.schedule(at, Event::HostSubmit { job });
+                }
+                return;
+            }
+            self.submit(job);
+        }
+    }
+
+    pub(super) fn progress(&self) -> f64 {
+        let now = self.now();
+        let cap = self.cfg.capacity_bytes();
+        let mut done = 0.0;
+        for j in &self.jobs {
+            let w = &self.job_cfgs[j.cfg as usize];
+            let g = &j.gen;
+            let f = if j.done {
+                1.0
+            } else if j.group != self.groups[self.group_idx] {
+                0.0
+            } else {
+                let by_time = w
+                    .runtime
+                    .map(|r| (now - j.start_ns) as f64 / r.ns() as f64)
+                    .unwrap_or(0.0);
+                let by_ios = w
+                    .number_ios
+                    .map(|n| g.issued_ios as f64 / n as f64)
+                    .unwrap_or(0.0);
+                let by_bytes = match (w.io_size, w.number_ios) {
+                    (Some(b), None) => g.issued_bytes as f64 / b.bytes() as f64,
+                    (None, None) if w.runtime.is_none() => {
+                        g.issued_bytes as f64 / w.span(cap) as f64
+                    }
+                    _ => 0.0,
+                };
+                by_time.max(by_ios).max(by_bytes).min(1.0)
+            };
+            done += f;
+        }
+        done / self.jobs.len().max(1) as f64
+    }
+
+    pub(super) fn finish_job_if_done(&mut self, job: u32) -> bool {
+        let now = self.now();
+        let j = &mut self.jobs[job as usize];
+        let more = match &j.trace {
+            Some(t) => t.has_next(),
+            None => j.trace_error.is_none() && j.gen.can_issue(now),
+        };
+        if !j.done && j.inflight == 0 && !more {
+            j.done = true;
+            j.stats.end_ns = now;
+            j.stats.start_ns = j.measure_from.min(now);
+            return true;
+        }
+        false
+    }
+
+    /// Issue the job's next command if it may.
+    pub(super) fn submit(&mut self, job: u32) {
+        let now = self.now();
+        let j = &mut self.jobs[job as usize];
+        if !j.gen.can_issue(now) {
+            return;
+        }
+        let io = j.gen.next_io(now);
+        self.submit_io(job, io);
+    }
+
+    /// Put one host I/O of `job` into its submission queue; returns its command id
+    /// (valid until its `HostComplete` has been dispatched).
+    pub(super) fn submit_io(&mut self, job: u32, io: Io) -> u32 {
+        let now = self.now();
+        let nq = self.nvme.queues();
+        let j = &mut self.jobs[job as usize];
+        j.inflight += 1;
+        if self.host_inflight == 0 {
+            self.host_busy_since = now;
+        }
+        if now >= j.measure_from {
+            j.stats.record_depth(j.inflight);
+        }
+        self.host_inflight += 1;
+        self.host_idle = false;
+        self.ftl.prefetch_lpn((io.offset / self.unit_bytes) as u32);
+        let sq = match self.queue_policy {
+            QueuePolicy::PerThread => job % nq,
+            QueuePolicy::RoundRobin => {
+                let s = j.rr % nq;
+                j.rr = j.rr.wrapping_add(1);
+                s
+            }
+        };
+        let cmd = self.cmds.insert(Cmd {
+            job,
+            sq,
+            kind: io.kind,
+            offset: io.offset,
+            len: io.len,
+            submit_ns: now,
+            fetch_ns: now,
+            pending: 0,
+            placed: 0,
+            origin: Origin::Host,
+        });
+        if let Some(r) = &self.remote {
+            // Through the fabric first: the target submits it when it arrives.
+            let at = r.forward(now, io.kind, io.len);
+            self.q.schedule(at, Event::TargetSubmit { cmd });
+            return cmd;
+        }
+        self.queue_command(cmd);
+        cmd
+    }
+
+    /// The host sees the completion: record latency, free the queue entry.
+    pub(super) fn complete(&mut self, cmd: u32) {
+        let now = self.now();
+        let c = *self.cmds.get(cmd);
+        let j = &mut self.jobs[c.job as usize];
+        j.inflight -= 1;
+        j.gen.on_complete(now);
+        self.host_inflight -= 1;
+        if self.host_inflight == 0 {
+            self.host_busy_ns += now - self.host_busy_since;
+        }
+        let background = (self.ftl.slc_active() && self.cfg.slc.fold_when_idle)
+            || self.cfg.ftl.background_gc_blocks > 0;
+        if self.host_inflight == 0 && background {
+            self.idle_gen = self.idle_gen.wrapping_add(1);
+            let at = self.q.now() + self.cfg.ftl.idle_time.ns();
+            self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
+        }
+        if c.submit_ns >= j.measure_from {
+            let d = c.kind.index();
+            j.stats.dirs[d].record(now - c.submit_ns, c.len);
+            j.stats.slat[d].record(c.fetch_ns - c.submit_ns);
+            j.stats.clat[d].record(now - c.fetch_ns);
+            j.stats.samplers[d].record(now - j.measure_from, c.len, now - c.submit_ns);
+        }
+        self.cmds.remove(cmd);
+        if let Some(next) = self.nvme.complete(c.sq) {
+            self.enqueue_sq(next, c.sq);
+        }
+    }
+
+    /// The host has had nothing outstanding for the idle time: background work.
+    pub(super) fn host_went_idle(&mut self, gen: u32) {
+        if gen != self.idle_gen || self.host_inflight > 0 {
+            return;
+        }
+        self.host_idle = true;
+        for die in 0..self.geo.dies {
+            self.background_work(die);
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The demand-paged map's state: the map cache (with its optional SRAM level in
+//! front of the HMB), segment loads in flight, the update journal and the map's
+//! counters. What the map does with them (lookups, loads, journal flushes,
+//! write-backs) is in `map/mod.rs`; nothing outside `ssd::map` touches these fields.
+//!
+//! Simplifies: as `map/mod.rs` says (the journal is not persisted, the map-of-map
+//! costs nothing to consult).
+
+use super::NONE;
+use crate::config::memory::{MapPlacement, MapTier, MAP_ENTRY_BYTES};
+use crate::ftl::map_cache::MapCache;
+use crate::sim::Ns;
+use crate::ssd::stats::{JournalStats, MapHmbStats, PagedMapStats};
+use std::collections::VecDeque;
+
+pub(super) struct Load {
+    pub(super) seg: u32,
+    pub(super) waiters: Vec<u32>,
+    pub(super) dirty: bool,
+    /// Keep the segment in the map cache when it arrives (a read wants it); a
+    /// journal flush alone only stages it in SRAM.
+    pub(super) insert: bool,
+    pub(super) pending: u32,
+}
+
+/// Loads in flight, recycled so their waiter lists keep their capacity.
+#[derive(Default)]
+pub(super) struct Loads {
+    pub(super) items: Vec<Load>,
+    pub(super) free: Vec<u32>,
+}
+
+impl Loads {
+    pub(super) fn insert(&mut self, seg: u32, dirty: bool, insert: bool) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                let l = &mut self.items[i as usize];
+                l.seg = seg;
+                l.dirty = dirty;
+                l.insert = insert;
+                l.pending = 0;
+                l.waiters.clear();
+                i
+            }
+            None => {
+                self.items.push(Load {
+                    seg,
+                    waiters: Vec::new(),
+                    dirty,
+                    insert,
+                    pending: 0,
+                });
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    pub(super) fn get_mut(&mut self, i: u32) -> &mut Load {
+        &mut self.items[i as usize]
+    }
+    pub(super) fn remove(&mut self, i: u32) {
+        self.free.push(i);
+    }
+}
+
+/// The update journal: map entries changed in segments that are not cached,
+/// counted per segment, with the segments in the order of their oldest entry.
+pub(super) struct Journal {
+    pub(super) capacity: u64,
+    /// In the HMB (appends are posted writes, a flush reads its entries back).
+    pub(super) in_hmb: bool,
+    /// Entries logged per segment (0: none).
+    pub(super) pending: Vec<u32>,
+    /// Segments with logged entries, oldest first (a segment whose entries were
+    /// applied meanwhile is skipped when it comes up).
+    pub(super) order: VecDeque<u32>,
+    pub(super) entries: u64,
+    /// Segments being flushed (loaded or written back), and how many.
+    pub(super) flushing: Vec<bool>,
+    pub(super) flushes_in_flight: u32,
+    pub(super) max_flushes: u32,
+    /// Dies whose GC reads wait for room in the journal.
+    pub(super) gc_waiting: Vec<bool>,
+    /// Entries GC's released page reads will log when they are done, and host
+    /// writes admitted but not yet placed will (room they have taken already).
+    pub(super) gc_in_flight: u64,
+    pub(super) host_in_flight: u64,
+    /// GC entries released minus the GC share of host entries admitted (clamped):
+    /// below zero, GC is owed room; above, host writes are.
+    pub(super) share: f64,
+    /// Next die to hand room to while several wait.
+    pub(super) next_gc_die: usize,
+    /// GC units per host unit of each die's last user-data victim (`v / (U - v)`):
+    /// the GC share of the room a host write takes.
+    pub(super) user_gc_ratio: Vec<f64>,
+    /// Host writes waiting for room in the journal.
+    pub(super) waiters: VecDeque<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct MapCounters {
+    pub(super) read_lookups: u64,
+    pub(super) l1_hits: u64,
+    pub(super) loads: u64,
+    pub(super) nand_loads: u64,
+    pub(super) load_reads: u64,
+    pub(super) empty_reads: u64,
+    pub(super) writebacks: u64,
+    pub(super) write_updates: u64,
+    pub(super) hmb_read_bytes: u64,
+    pub(super) hmb_write_bytes: u64,
+    pub(super) journal_entries: u64,
+    pub(super) journal_absorbed: u64,
+    pub(super) flushes: u64,
+    pub(super) flush_loads: u64,
+    pub(super) flush_entries: u64,
+    pub(super) journal_waits: u64,
+    pub(super) peak_journal: u64,
+    pub(super) gc_deferrals: u64,
+}
+
+pub(in crate::ssd) struct MapState {
+    pub(super) place: MapPlacement,
+    pub(super) main: MapCache,
+    pub(super) l1: Option<MapCache>,
+    pub(super) loading: Vec<u32>,
+    pub(super) loads: Loads,
+    pub(super) journal: Journal,
+    /// First logical unit of the map's own storage.
+    pub(super) map_base_lpn: u64,
+    pub(super) entries_per_seg: u64,
+    pub(super) tier_latency_ns: Ns,
+    pub(super) sram_latency_ns: Ns,
+    pub(super) host_dram_ns: Ns,
+    pub(super) hmb_read_granularity: u64,
+    pub(super) granted_hmb: crate::config::memory::HmbGrant,
+    /// `map.fill = "segment"`: a read's load caches its segment (else MQSim's CMT).
+    pub(super) keep_loaded: bool,
+    pub(super) c: MapCounters,
+}
+
+impl MapState {
+    /// The map machinery for a device whose map is not all resident; None otherwise.
+    pub(in crate::ssd) fn new(cfg: &crate::config::DeviceConfig, host_units: u64) -> Option<Self> {
+        let place = cfg.map_placement();
+        if place.whole {
+            return None;
+        }
+        let seg = place.segment_bytes;
+        let main = MapCache::new(place.segments, place.cache_bytes / seg, cfg.map.policy);
+        let l1 = (place.l1_bytes > 0)
+            .then(|| MapCache::new(place.segments, place.l1_bytes / seg, cfg.map.policy));
+        let tier_latency_ns = match place.tier {
+            MapTier::Sram => cfg.sram.latency.ns(),
+            MapTier::Dram => cfg.dram.latency.ns(),
+            MapTier::Hmb => 0, // timed on the PCIe link
+        };
+        let (journal_tier, journal_entries) = cfg.journal_placement();
+        Some(MapState {
+            main,
+            l1,
+            loading: vec![NONE; place.segments as usize],
+            loads: Loads::default(),
+            journal: Journal {
+                capacity: journal_entries,
+                in_hmb: journal_tier == crate::config::memory::JournalTier::Hmb,
+                pending: vec![0; place.segments as usize],
+                order: VecDeque::new(),
+                entries: 0,
+                flushing: vec![false; place.segments as usize],
+                flushes_in_flight: 0,
+                max_flushes: cfg.dies().max(1),
+                gc_waiting: vec![false; cfg.dies() as usize],
+                gc_in_flight: 0,
+                host_in_flight: 0,
+                share: 0.0,
+                next_gc_die: 0,
+                user_gc_ratio: vec![0.0; cfg.dies() as usize],
+                waiters: VecDeque::new(),
+            },
+            map_base_lpn: host_units,
+            entries_per_seg: seg / MAP_ENTRY_BYTES,
+            tier_latency_ns,
+            sram_latency_ns: cfg.sram.latency.ns(),
+            host_dram_ns: cfg.hmb.host_dram_latency.ns(),
+            hmb_read_granularity: cfg.hmb.read_granularity.bytes().max(1),
+            granted_hmb: cfg.hmb.negotiate(),
+            keep_loaded: cfg.map.fill == crate::config::memory::MapFill::Segment,
+            place,
+            c: MapCounters::default(),
+        })
+    }
+
+    #[inline]
+    pub(super) fn seg_of(&self, lpn: u32) -> u32 {
+        (lpn as u64 / self.entries_per_seg) as u32
+    }
+
+    /// The entries of `first..=last` that segment `seg` holds, as indices inside it.
+    #[inline]
+    pub(super) fn entries_in(&self, seg: u32, first: u32, last: u32) -> (u32, u32) {
+        let eps = self.entries_per_seg as u32;
+        let base = seg * eps;
+        (first.max(base) - base, last.min(base + eps - 1) - base)
+    }
+
+    /// Room left in the journal once what is on its way is logged.
+    #[inline]
+    pub(super) fn journal_room(&self) -> i64 {
+        let j = &self.journal;
+        j.capacity as i64 - (j.entries + j.gc_in_flight + j.host_in_flight) as i64
+    }
+
+    /// Is the journal full (host writes and GC reads wait for room)?
+    #[inline]
+    pub(super) fn journal_full(&self) -> bool {
+        self.journal_room() <= 0
+    }
+
+    /// Should a flush start (three quarters full, and a flush slot free)?
+    #[inline]
+    pub(super) fn wants_flush(&self) -> bool {
+        let j = &self.journal;
+        j.entries * 4 >= j.capacity * 3 && j.flushes_in_flight < j.max_flushes
+    }
+
+    /// The map's counters; `pcie_payload_bytes`: all PCIe payload, for the HMB share.
+    pub(in crate::ssd) fn stats(&self, pcie_payload_bytes: u64) -> PagedMapStats {
+        let s = &self.main.stats;
+        let l1 = self
+            .l1
+            .as_ref()
+            .map(|c| c.stats.clone())
+            .unwrap_or_default();
+        // Hit rate as a read sees it: segments found in some level of the cache
+        // (or known to be empty, which needs no lookup at all).
+        let lookups = self.c.read_lookups;
+        let read_hits = lookups - self.c.load_reads;
+        let hmb_bytes = self.c.hmb_read_bytes + self.c.hmb_write_bytes;
+        let c = &self.c;
+        PagedMapStats {
+            placement: self.place.clone(),
+            lookups,
+            hits: read_hits,
+            misses: lookups - read_hits,
+            hit_rate: if lookups > 0 {
+                read_hits as f64 / lookups as f64
+            } else {
+                0.0
+            },
+            l1_hits: l1.hits,
+            cache_hits: s.hits,
+            cache_misses: s.misses,
+            empty_segment_reads: c.empty_reads,
+            loads: c.loads,
+            nand_loads: c.nand_loads,
+            evictions: s.evictions,
+            dirty_writebacks: c.writebacks,
+            write_updates: c.write_updates,
+            journal: JournalStats {
+                tier: if self.journal.in_hmb { "hmb" } else { "sram" },
+                capacity_entries: self.journal.capacity,
+                entries_logged: c.journal_entries,
+                entries_absorbed_by_loads: c.journal_absorbed,
+                flushes: c.flushes,
+                flush_loads: c.flush_loads,
+                entries_per_flush: if c.flushes > 0 {
+                    c.flush_entries as f64 / c.flushes as f64
+                } else {
+                    0.0
+                },
+                peak_entries: c.peak_journal,
+                host_write_waits: c.journal_waits,
+                gc_deferrals: c.gc_deferrals,
+            },
+            hmb: MapHmbStats {
+                granted_bytes: self.granted_hmb.granted_bytes,
+                read_granularity_bytes: self.hmb_read_granularity,
+                read_bytes: c.hmb_read_bytes,
+                write_bytes: c.hmb_write_bytes,
+                pcie_share: if pcie_payload_bytes > 0 {
+                    hmb_bytes as f64 / pcie_payload_bytes as f64
+                } else {
+                    0.0
+                },
+            },
+        }
+    }
+}
