@@ -323,3 +323,65 @@ fn every_drive_of_a_system_reads_its_last_writes_through_gc() {
         "system: IOPS x latency = {outstanding:.1}, 5 drives x 2 jobs x QD8 = 80"
     );
 }
+
+#[test]
+fn iops_never_exceed_the_target_cpu_or_the_drives() {
+    // One target core: every command costs it target_command + target_complete
+    // (3 + 3 us in rdma-kernel-2016), so the system cannot pass 1 / 6 us = 166,667 IOPS
+    // however many drives; and no remote run beats the same drives run locally.
+    let wl = r#"{"rw":"randread","bs":"4k","iodepth":16,"numjobs":2,"number_ios":4000}"#;
+    let text = r#"
+fabric = "rdma-kernel-2016"
+[[host]]
+name = "a"
+nic_ports = 2
+port_rate = "25Gb/s"
+cores = 8
+[[target]]
+name = "tgt"
+nic_ports = 2
+port_rate = "100Gb/s"
+cores = CORES
+[[drive]]
+device = "tiny-test"
+count = 4
+target = "tgt"
+host = "a"
+"#;
+    let run_with = |cores: u32| {
+        let sys =
+            SystemConfig::load(&text.replace("CORES", &cores.to_string()), "t", None).unwrap();
+        run_system(sys, vec![workload(wl)], opts(), &mut |_| true).unwrap()
+    };
+    let limited = run_with(1);
+    let iops = f(&limited, &["read", "iops"]);
+    assert!(
+        iops <= 1e6 / 6.0 * 1.001,
+        "{iops} IOPS on one 6 us-per-command core"
+    );
+    assert!(
+        iops > 1e6 / 6.0 * 0.9,
+        "{iops} IOPS: the core should be the bottleneck"
+    );
+    assert!(
+        limited.json["targets"][0]["cpu_utilization"]
+            .as_f64()
+            .unwrap()
+            > 0.95
+    );
+    let remote = f(&run_with(16), &["read", "iops"]);
+    let local_text =
+        "[[host]]\nname = \"a\"\n[[drive]]\ndevice = \"tiny-test\"\ncount = 4\nhost = \"a\"";
+    let local = run_system(
+        SystemConfig::load(local_text, "t", None).unwrap(),
+        vec![workload(wl)],
+        opts(),
+        &mut |_| true,
+    )
+    .unwrap();
+    let local = f(&local, &["read", "iops"]);
+    assert!(
+        remote <= local * 1.001,
+        "remote {remote} IOPS > local {local}"
+    );
+}

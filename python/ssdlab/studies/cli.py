@@ -27,7 +27,9 @@ def register(sub) -> None:
     p.add_argument("--number_ios", type=int, default=None, help="I/Os per point")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="fewer points and I/Os (smoke test)")
-    p.add_argument("--device", default=None, help="device preset or file (drive-states, mqsim, nvmeof)")
+    p.add_argument(
+        "--device", default=None, help="device preset or file (drive-states, mqsim, nvmeof)"
+    )
     seed000.add_args(p)
     p.set_defaults(func=cmd_study)
 
