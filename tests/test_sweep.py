@@ -312,3 +312,11 @@ def test_device_file_beside_the_grid_and_device_axis(tmp_path):
     fast = df[df["config.name"] == "tiny-test"].sort_values("seed")
     assert set(slow["device"]) == {str(sub / "slow.toml")}
     assert (slow["read_iops"].values < fast["read_iops"].values).all()
+
+
+def test_a_grid_that_is_neither_a_path_nor_a_dict_is_a_config_error():
+    import ssdlab
+
+    for bad in (None, 5, ["base"]):
+        with pytest.raises(ssdlab.ConfigError, match="expected a TOML file path or a dict"):
+            ssdlab.sweep(bad)

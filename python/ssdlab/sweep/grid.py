@@ -45,6 +45,11 @@ def load_grid(grid: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     """A grid from a TOML file path or a dict, checked for shape (not yet for values)."""
     if isinstance(grid, Mapping):
         data, where = dict(grid), "grid"
+    elif not isinstance(grid, (str, os.PathLike)):
+        raise ConfigError(
+            f"grid: {grid!r} is a {type(grid).__name__}; expected a TOML file path or a dict "
+            "with base, axes, zip, repeats"
+        )
     else:
         path = Path(grid)
         if not path.is_file():
