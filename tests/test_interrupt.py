@@ -51,3 +51,29 @@ def test_python_run_raises_keyboard_interrupt_within_a_second():
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
     assert float(r.stdout.split()[-1]) < 1.0
+
+
+MANY = """
+import os, signal, threading, time, ssdlab
+def later():
+    time.sleep(2)
+    global t0
+    t0 = time.monotonic()
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=later, daemon=True).start()
+long = {"rw": "randread", "iodepth": 32, "number_ios": 100_000_000}
+try:
+    ssdlab.run_many([{"device": "tiny-test", "workload": long, "seed": s} for s in (1, 2, 3)],
+                    workers=2)
+except KeyboardInterrupt:
+    print("interrupted after", time.monotonic() - t0)
+"""
+
+
+def test_run_many_stops_every_worker_on_ctrl_c():
+    # Signals reach only the main thread; the runs on the worker threads must stop too
+    # (before, run_many waited for both 100 M-I/O runs to finish).
+    r = subprocess.run([sys.executable, "-c", MANY], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
+    assert float(r.stdout.split()[-1]) < 2.0

@@ -333,6 +333,7 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
     """Run several simulations in parallel threads (the core releases the GIL).
 
     Each item holds keyword arguments of :func:`run`; results keep the input order.
+    Ctrl-C stops every run (KeyboardInterrupt, no results).
     """
     runs = list(runs)
     allowed = set(inspect.signature(run).parameters)
@@ -348,8 +349,20 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
     if workers is not None:
         check_int("workers", workers, 1, 4096)
     workers = workers or min(len(runs), os.cpu_count() or 1) or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         return list(pool.map(lambda kw: run(**kw), runs))
+    except KeyboardInterrupt:
+        # Ctrl-C reaches only this thread: stop the runs on the workers too (within
+        # about 50 ms each), drop the ones not started, and report no partial result.
+        _core.cancel_runs(True)
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            _core.cancel_runs(False)
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> dict:

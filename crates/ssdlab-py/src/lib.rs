@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use ssdlab_core::config::{self, presets as core_presets, DeviceSpec};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -78,6 +79,19 @@ fn spec(kind: &str, text: String, origin: String) -> PyResult<DeviceSpec> {
 
 /// Check for Ctrl-C (Python's signal handlers) at most every 50 ms of wall time; the
 /// error is kept so that the run stops and raises it (KeyboardInterrupt).
+/// Set while `run_many` cancels its runs (signals reach only the main thread; runs on
+/// worker threads see this flag at their next signal check).
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Stop (true) every run in progress and any run started until it is cleared (false).
+#[pyfunction]
+fn cancel_runs(on: bool) -> PyResult<()> {
+    guard("cancel_runs", || {
+        CANCEL.store(on, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
 struct Signals {
     last: Instant,
     err: Option<PyErr>,
@@ -92,6 +106,10 @@ impl Signals {
     }
 
     fn ok(&mut self) -> bool {
+        if self.err.is_none() && CANCEL.load(Ordering::Relaxed) {
+            // `run_many`'s main thread took the Ctrl-C: its worker threads stop too.
+            self.err = Some(pyo3::exceptions::PyKeyboardInterrupt::new_err(()));
+        }
         if self.err.is_none() && self.last.elapsed().as_millis() >= 50 {
             self.last = Instant::now();
             self.err = Python::with_gil(|py| py.check_signals()).err();
@@ -597,6 +615,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(clear_prepared, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(prep_key, m)?)?;
     m.add_function(wrap_pyfunction!(validate_workload, m)?)?;
