@@ -320,3 +320,13 @@ def test_a_grid_that_is_neither_a_path_nor_a_dict_is_a_config_error():
     for bad in (None, 5, ["base"]):
         with pytest.raises(ssdlab.ConfigError, match="expected a TOML file path or a dict"):
             ssdlab.sweep(bad)
+
+
+def test_local_worker_processes_share_the_memory_budget():
+    from ssdlab import api
+    from ssdlab.sweep.engine import process_pool
+    from ssdlab.sweep.worker import default_max_memory
+
+    with process_pool(2) as pool:
+        budgets = {pool.submit(default_max_memory).result() for _ in range(4)}
+    assert budgets == {api.physical_memory_bytes() // 2 // 2}

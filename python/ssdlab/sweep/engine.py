@@ -267,11 +267,19 @@ def sweep(
 
 
 def process_pool(workers: int | None = None) -> Executor:
-    """A local pool of worker processes (spawned: safe beside threads), one per core."""
+    """A local pool of worker processes (spawned: safe beside threads), one per core.
+
+    The processes share this machine's memory budget: each run's default ``max_memory``
+    is the usual half of physical memory divided among the processes."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from ssdlab.sweep.worker import share_memory
+
+    n = workers or os.cpu_count() or 1
     return ProcessPoolExecutor(
-        max_workers=workers or os.cpu_count() or 1,
+        max_workers=n,
         mp_context=multiprocessing.get_context("spawn"),
+        initializer=share_memory,
+        initargs=(n,),
     )

@@ -49,6 +49,21 @@ class _KeyTurns:
 _TURNS = _KeyTurns()
 
 
+def share_memory(processes: int) -> None:
+    """In a worker process of a local pool: this process's share of the machine's
+    default memory budget (threads of one process share it already)."""
+    from ssdlab import api
+
+    api.DEFAULT_MAX_MEMORY = api.physical_memory_bytes() // 2 // max(1, processes)
+
+
+def default_max_memory() -> int:
+    """The default memory budget of runs in this process (for tests)."""
+    from ssdlab import api
+
+    return api.DEFAULT_MAX_MEMORY
+
+
 def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> list[dict]:
     """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item."""
     from ssdlab import __version__
