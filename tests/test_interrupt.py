@@ -29,31 +29,8 @@ def test_cli_stops_within_a_second_and_writes_nothing(tmp_path):
     assert not list(tmp_path.iterdir())  # no temporary file left either
 
 
+# A SIGINT to the process 2 s after CALL starts; prints how long CALL took to stop.
 SCRIPT = """
-import os, signal, threading, time, ssdlab
-def later():
-    time.sleep(2)
-    global t0
-    t0 = time.monotonic()
-    os.kill(os.getpid(), signal.SIGINT)
-threading.Thread(target=later, daemon=True).start()
-try:
-    ssdlab.run("tiny-test", {"rw": "randread", "iodepth": 32, "number_ios": 100_000_000})
-except KeyboardInterrupt:
-    print("interrupted after", time.monotonic() - t0)
-"""
-
-
-def test_python_run_raises_keyboard_interrupt_within_a_second():
-    r = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
-    assert float(r.stdout.split()[-1]) < 1.0
-
-
-MANY = """
 import os, signal, threading, time, ssdlab
 def later():
     time.sleep(2)
@@ -63,17 +40,34 @@ def later():
 threading.Thread(target=later, daemon=True).start()
 long = {"rw": "randread", "iodepth": 32, "number_ios": 100_000_000}
 try:
-    ssdlab.run_many([{"device": "tiny-test", "workload": long, "seed": s} for s in (1, 2, 3)],
-                    workers=2)
+    CALL
 except KeyboardInterrupt:
     print("interrupted after", time.monotonic() - t0)
 """
 
 
+def stop_after_ctrl_c(call: str) -> float:
+    """Seconds `call` (Python, with `long` a 100 M-I/O workload) took to stop."""
+    r = subprocess.run(
+        [sys.executable, "-c", SCRIPT.replace("CALL", call)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
+    return float(r.stdout.split()[-1])
+
+
+def test_python_run_raises_keyboard_interrupt_within_a_second():
+    assert stop_after_ctrl_c('ssdlab.run("tiny-test", long)') < 1.0
+
+
 def test_run_many_stops_every_worker_on_ctrl_c():
     # Signals reach only the main thread; the runs on the worker threads must stop too
     # (before, run_many waited for both 100 M-I/O runs to finish).
-    r = subprocess.run([sys.executable, "-c", MANY], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
-    assert float(r.stdout.split()[-1]) < 2.0
+    call = (
+        'ssdlab.run_many([{"device": "tiny-test", "workload": long, "seed": s} '
+        "for s in (1, 2, 3)], workers=2)"
+    )
+    assert stop_after_ctrl_c(call) < 2.0

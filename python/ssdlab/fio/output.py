@@ -147,8 +147,6 @@ def to_fio_json(report: dict, jobfile, plus: bool = False) -> dict:
                 "util": 100.0 * busy / r["sim_time_ns"] if r["sim_time_ns"] else 0.0,
             }
         )
-    if "drives" not in report:
-        disk_util[0]["name"] = "ssdlab0"
     dev = disks[0]["device"]
     doc = {
         "fio version": "fio-3.33",

@@ -79,14 +79,18 @@ def system_toml(drives: int, access: str, device: str = DEVICE, fabric: str = FA
     )
 
 
-def _workload(rw: str, quick: bool, qd: int, jobs: int, bs: str, number_ios: int | None, span: int):
-    wl = {"rw": rw, "bs": bs, "iodepth": qd, "numjobs": jobs}
-    if number_ios:
-        wl["number_ios"] = number_ios
+def _workload(p: dict, quick: bool, span: int) -> dict:
+    """A point's fio options: I/O counts or a timed window; writes on full drives kept to
+    `span`, writes on aged drives over the whole drive (their GC sees every LBA)."""
+    wl = {"rw": p["rw"], "bs": p["bs"], "iodepth": p["iodepth"], "numjobs": p["numjobs"]}
+    if p["number_ios"]:
+        wl["number_ios"] = p["number_ios"]
+    elif p["state"] == "steady":
+        wl["ramp_time"], wl["runtime"] = ("20ms", "100ms") if quick else ("50ms", "300ms")
     else:
         wl["ramp_time"] = "10ms" if quick else "20ms"
         wl["runtime"] = "40ms" if quick else "120ms"
-    if rw in ("randwrite", "write"):
+    if p["rw"] in ("randwrite", "write") and p["state"] == "full":
         wl["size"] = span
     return wl
 
@@ -136,10 +140,7 @@ def run_study(out_dir: Path, quick: bool = False, seed: int = 1, device: str = D
             path.write_text(system_toml(p["drives"], p["access"], device=device))
     runs = []
     for p in points:
-        wl = _workload(p["rw"], quick, p["iodepth"], p["numjobs"], p["bs"], p["number_ios"], span)
-        if p["state"] == "steady":
-            wl.pop("size")  # the whole drive: an aged drive's GC sees every LBA
-            wl["ramp_time"], wl["runtime"] = ("20ms", "100ms") if quick else ("50ms", "300ms")
+        wl = _workload(p, quick, span)
         runs.append(
             {
                 "device": str(systems / f"{p['access']}-{p['drives']}.toml"),

@@ -164,14 +164,13 @@ impl System {
         for spec in specs {
             let i = drives.len();
             let (own, job_index) = jobs_of_drive(jobs, &uses, i);
-            let ssd = if own.is_empty() {
+            let mut ssd = if own.is_empty() {
                 None
             } else {
                 let mut ssd = Ssd::with_jobs_reusing(spec.device.clone(), own, opts.clone(), true)?;
                 ssd.reseed_jobs(drive_seed(opts.seed, i));
                 Some(ssd)
             };
-            let mut ssd = ssd;
             if let (Some(t), Some(f)) = (spec.target, &fabric) {
                 let (hp, tp) = {
                     let f = f.lock().unwrap_or_else(|e| e.into_inner());
