@@ -99,6 +99,7 @@ pub fn run_from_specs(
                 seed,
                 verify,
                 reuse_prep,
+                max_memory,
                 progress,
             );
         }
@@ -144,15 +145,12 @@ fn run_system_from_specs(
     seed: u64,
     verify: bool,
     reuse_prep: bool,
+    max_memory: u64,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
-    let capacity = sys
-        .drives()?
-        .iter()
-        .map(|d| d.device.capacity_bytes())
-        .min()
-        .unwrap_or(0);
+    let drives = sys.drives()?;
+    let capacity = system::smallest_capacity(&drives);
     let jobs = config::load_jobs(workload_json, workload_overrides, capacity)?;
     let state = DriveState::parse(state).map_err(|m| ConfigError {
         source: String::new(),
@@ -163,7 +161,7 @@ fn run_system_from_specs(
         seed,
         verify,
     };
-    system::run_system_reusing(sys, jobs, opts, reuse_prep, progress)
+    system::run_resolved(sys, drives, jobs, opts, reuse_prep, max_memory, progress)
 }
 
 /// A system file (`[[drive]]` tables) resolved and checked, with `device_overrides`
@@ -177,21 +175,15 @@ pub fn resolve_system(
 ) -> Result<serde_json::Value, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
     let drives = sys.drives()?;
-    let names = sys.drive_names();
-    let capacity = drives
-        .iter()
-        .map(|d| d.device.capacity_bytes())
-        .min()
-        .unwrap_or(0);
+    let capacity = system::smallest_capacity(&drives);
     let fabric = sys.fabric_model()?.map(|f| f.cfg);
     let drives_json: Vec<serde_json::Value> = drives
         .iter()
-        .zip(&names)
-        .map(|(d, n)| {
+        .map(|d| {
             let mut c = serde_json::to_value(&d.device).expect("config serialises");
             c["capacity_bytes"] = d.device.capacity_bytes().into();
             serde_json::json!({
-                "name": n,
+                "name": d.name,
                 "host": sys.host_name(d.host),
                 "target": d.target.map(|t| sys.target_name(t)),
                 "config": c,

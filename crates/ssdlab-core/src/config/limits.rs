@@ -53,6 +53,20 @@ impl DeviceConfig {
         }
         BASE_BYTES + ftl
     }
+
+    /// Bytes one more drive of a system costs beside the prepared drive it shares
+    /// copy-on-write (`ftl::map_array`): its per-block state and, with `verify`, its
+    /// oracle's tags, before it stores anything into the shared maps. What its writes
+    /// copy grows with the run and is watched while it runs (`allocated_bytes`).
+    pub fn shared_clone_memory_estimate_bytes(&self, verify: bool) -> u64 {
+        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
+        let mut b = PER_BLOCK_BYTES * blocks;
+        if verify {
+            b += 4
+                * (self.raw_units() + self.capacity_bytes() / self.ftl.mapping_unit.bytes().max(1));
+        }
+        b
+    }
 }
 
 fn mib(b: u64) -> String {
@@ -68,6 +82,15 @@ pub fn memory_error(estimate: u64, max_bytes: u64) -> Option<String> {
             mib(max_bytes)
         )
     })
+}
+
+/// The error for a system run whose maps grew past `max_bytes` while it ran.
+pub fn grown_memory_error(now: u64, max_bytes: u64) -> String {
+    format!(
+        "max_memory: the run's drive maps grew to {} while it ran (each drive copies the parts of a shared prepared map its writes and garbage collection change), more than the {} allowed; the run was stopped and nothing was written. Raise --max-memory (max_memory=) if the machine has it, or run fewer drives, shorter or narrower writes (size=, number_ios=) or a larger ftl.mapping_unit",
+        mib(now),
+        mib(max_bytes)
+    )
 }
 
 /// Memory reserved by the runs in progress in this process (bytes), so that runs in

@@ -24,7 +24,7 @@
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::implicit::Implicit;
@@ -34,6 +34,15 @@ const CHUNK_SHIFT: u32 = 19;
 const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
 const CHUNK_MASK: usize = CHUNK_LEN - 1;
 const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Bytes of chunk memory this process holds (chunks in use and in the pool).
+static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes of map chunk memory the process holds now, over every drive of every run
+/// (what a system run's `max_memory` guard watches: the maps grow as a run stores).
+pub fn allocated_bytes() -> u64 {
+    ALLOCATED_BYTES.load(Ordering::Relaxed)
+}
 
 /// One allocation of up to `CHUNK_LEN` entries.
 struct Chunk {
@@ -69,6 +78,7 @@ impl Chunk {
         let Some(ptr) = NonNull::new(raw) else {
             handle_alloc_error(layout)
         };
+        ALLOCATED_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
         #[cfg(target_os = "linux")]
         if layout.align() == HUGE_PAGE_BYTES {
             // SAFETY: the range is the allocation just made; madvise only changes how
@@ -120,8 +130,10 @@ pub fn recycle_chunks(on: bool) {
     if !on {
         let freed = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
         for FreeChunk(ptr) in freed {
+            let layout = Chunk::layout(CHUNK_LEN);
+            ALLOCATED_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
             // SAFETY: a pooled chunk was allocated in `uninit` with CHUNK_LEN entries.
-            unsafe { dealloc(ptr.as_ptr() as *mut u8, Chunk::layout(CHUNK_LEN)) };
+            unsafe { dealloc(ptr.as_ptr() as *mut u8, layout) };
         }
     }
 }
@@ -136,8 +148,10 @@ impl Drop for Chunk {
                 }
             }
         }
+        let layout = Self::layout(self.len);
+        ALLOCATED_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
         // SAFETY: allocated in `uninit` with this layout.
-        unsafe { dealloc(self.ptr.as_ptr() as *mut u8, Self::layout(self.len)) };
+        unsafe { dealloc(self.ptr.as_ptr() as *mut u8, layout) };
     }
 }
 

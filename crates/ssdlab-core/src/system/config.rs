@@ -15,7 +15,7 @@
 //! port_rate = "100Gb/s"
 //! cores = 28
 //! [[drive]]
-//! device = "dc-nvme-2016"           # a preset, or a device file next to this file
+//! device = "dc-mlc-2016"            # a preset, or a device file next to this file
 //! count = 24
 //! target = "target"                 # absent: attached to its host's PCIe
 //! hosts = ["init0"]                 # the drives go round these hosts (or host = "...")

@@ -13,6 +13,7 @@
 
 mod config;
 
+pub(crate) use config::DriveInstance;
 pub use config::{
     is_system_toml as config_is_system, DriveSpec, HostSpec, SystemConfig, TargetSpec,
 };
@@ -47,6 +48,10 @@ pub struct System {
     fabric: Option<Arc<Mutex<Fabric>>>,
     jobs: Vec<WorkloadConfig>,
     seed: u64,
+    /// Stop the run when the process's map memory passes this (bytes; 0 = no limit).
+    memory_limit: u64,
+    /// The map memory seen when the run was stopped for `memory_limit`.
+    memory_exceeded: Option<u64>,
 }
 
 /// The seed of drive `i`'s jobs: drive 0 keeps the run's seed (a one-drive system runs
@@ -134,6 +139,36 @@ fn job_drives(jobs: &[WorkloadConfig], names: &[String]) -> Result<Vec<Vec<usize
     Ok(uses)
 }
 
+/// The smallest drive's capacity: what a workload run on every drive is checked against.
+pub(crate) fn smallest_capacity(drives: &[DriveInstance]) -> u64 {
+    drives
+        .iter()
+        .map(|d| d.device.capacity_bytes())
+        .min()
+        .unwrap_or(0)
+}
+
+/// Memory a system run needs before it stores anything: each distinct prepared drive
+/// once (identical drives share it copy-on-write; the same upper bound as a one-drive
+/// run's estimate, `keep_prepared` as there) and each drive's own share beside it.
+/// What the drives' writes copy out of the shared maps is watched while the run goes
+/// (`run_resolved`).
+pub(crate) fn memory_estimate_bytes(
+    drives: &[DriveInstance],
+    verify: bool,
+    keep_prepared: bool,
+) -> u64 {
+    let mut keys = std::collections::BTreeSet::new();
+    let mut total = 0u64;
+    for d in drives {
+        if keys.insert(crate::ssd::prep_key(&d.device)) {
+            total = total.saturating_add(d.device.memory_estimate_bytes(verify, keep_prepared));
+        }
+        total = total.saturating_add(d.device.shared_clone_memory_estimate_bytes(verify));
+    }
+    total
+}
+
 impl System {
     /// Build every drive (identical drives share one prepared drive) and the fabric.
     pub fn build(
@@ -153,8 +188,19 @@ impl System {
         opts: RunOptions,
         keep_prepared: bool,
     ) -> Result<Self, ConfigError> {
-        let fabric = cfg.fabric_model()?.map(|f| Arc::new(Mutex::new(f)));
         let specs = cfg.drives()?;
+        Self::build_from(cfg, specs, jobs, opts, keep_prepared)
+    }
+
+    /// As `build_reusing`, with the drives already resolved (`SystemConfig::drives`).
+    pub(crate) fn build_from(
+        cfg: SystemConfig,
+        specs: Vec<DriveInstance>,
+        jobs: &[WorkloadConfig],
+        opts: RunOptions,
+        keep_prepared: bool,
+    ) -> Result<Self, ConfigError> {
+        let fabric = cfg.fabric_model()?.map(|f| Arc::new(Mutex::new(f)));
         let names: Vec<String> = specs.iter().map(|d| d.name.clone()).collect();
         let uses = job_drives(jobs, &names)?;
         let mut drives = Vec::new();
@@ -209,6 +255,8 @@ impl System {
             fabric,
             jobs: jobs.to_vec(),
             seed: opts.seed,
+            memory_limit: 0,
+            memory_exceeded: None,
         })
     }
 
@@ -249,6 +297,15 @@ impl System {
                 PeekMut::pop(top);
             }
             tick = tick.wrapping_add(1);
+            // A drive's event copies at most a few 2 MiB chunks: looking every 64
+            // events keeps a run within ~0.5 GiB of its limit at one load per event.
+            if tick & 0x3F == 0 && self.memory_limit > 0 {
+                let now = crate::ftl::map_array::allocated_bytes();
+                if now > self.memory_limit {
+                    self.memory_exceeded = Some(now);
+                    break;
+                }
+            }
             if tick & 0xFFFF == 0 {
                 let done = total - ready.len();
                 if !progress(done as f64 / total as f64) {
@@ -415,10 +472,45 @@ pub fn run_system_reusing(
     reuse_prep: bool,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
+    let drives = cfg.drives()?;
+    run_resolved(cfg, drives, jobs, opts, reuse_prep, 0, progress)
+}
+
+/// `run_system_reusing` with the drives already resolved and a memory limit
+/// (`max_memory` bytes, 0 = none; one budget per process, as for one drive): the
+/// run is refused before anything is allocated when its prepared drives alone exceed
+/// it, and stopped with an error when the maps its writes copy grow past it
+/// (checked every 64 events).
+pub(crate) fn run_resolved(
+    cfg: SystemConfig,
+    drives: Vec<DriveInstance>,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    reuse_prep: bool,
+    max_memory: u64,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<crate::Report, ConfigError> {
+    use crate::config::limits;
+    let origin = cfg.origin.clone();
+    let estimate = memory_estimate_bytes(&drives, opts.verify, reuse_prep);
+    let _memory = limits::reserve(estimate, max_memory).map_err(|m| ConfigError {
+        source: origin.clone(),
+        message: format!(
+            "{m} (a system counts each distinct prepared drive once: identical drives share it)"
+        ),
+    })?;
     let t0 = std::time::Instant::now();
-    let mut sys = System::build_reusing(cfg, &jobs, opts, reuse_prep)?;
+    let mut sys = System::build_from(cfg, drives, &jobs, opts, reuse_prep)?;
+    sys.memory_limit = max_memory;
     let t1 = std::time::Instant::now();
     sys.run(progress);
+    if let Some(now) = sys.memory_exceeded {
+        drop(sys);
+        return Err(ConfigError {
+            source: origin,
+            message: limits::grown_memory_error(now, max_memory),
+        });
+    }
     let mut r = sys.report(t0.elapsed().as_secs_f64());
     r.json["prep_wall_time_s"] = (t1 - t0).as_secs_f64().into();
     r.json["sim_wall_time_s"] = t1.elapsed().as_secs_f64().into();
