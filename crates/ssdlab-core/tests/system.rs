@@ -75,7 +75,7 @@ fn one_local_drive_runs_as_the_drive_alone() {
 
 /// Remote QD1 read latency = local + the fabric's parts, added up by hand from the
 /// preset (rdma-kernel-2016: 82 B per packet, 0.5 us per NIC, 0.3 us switch, CPU
-/// 1.5 + 3 us forward and 3 + 2.5 us back) and the line rates.
+/// 2.835 + 1.86 us forward and 1.86 + 2.835 us back) and the line rates.
 #[test]
 fn remote_qd1_latency_is_local_plus_the_fabric() {
     let local = run_system(
@@ -98,10 +98,10 @@ fn remote_qd1_latency_is_local_plus_the_fabric() {
     let wire = |payload: f64| payload + 82.0;
     // Command capsule, host -> target: one packet through both NICs and the switch.
     let capsule = 2.0 * nic + (host_ns_per_byte + target_ns_per_byte) * wire(64.0) + hop;
-    let forward = 1500.0 + capsule + 3000.0;
+    let forward = 2835.0 + capsule + 1860.0;
     // 4 KiB of data then the 16 B completion, target -> host, back to back.
     let data = 2.0 * nic + (target_ns_per_byte + host_ns_per_byte) * wire(4096.0) + hop;
-    let backward = 3000.0 + data + host_ns_per_byte * wire(16.0) + 2500.0;
+    let backward = 1860.0 + data + host_ns_per_byte * wire(16.0) + 2835.0;
     let want = f(&local, &["read", "lat_ns", "mean"]) + forward + backward;
     let got = f(&remote, &["read", "lat_ns", "mean"]);
     assert!(
@@ -327,7 +327,8 @@ fn every_drive_of_a_system_reads_its_last_writes_through_gc() {
 #[test]
 fn iops_never_exceed_the_target_cpu_or_the_drives() {
     // One target core: every command costs it target_command + target_complete
-    // (3 + 3 us in rdma-kernel-2016), so the system cannot pass 1 / 6 us = 166,667 IOPS
+    // (1.86 + 1.86 us in rdma-kernel-2016), so the system cannot pass 1 / 3.72 us =
+    // 268,817 IOPS
     // however many drives; and no remote run beats the same drives run locally.
     let wl = r#"{"rw":"randread","bs":"4k","iodepth":16,"numjobs":2,"number_ios":4000}"#;
     let text = r#"
@@ -356,11 +357,11 @@ host = "a"
     let limited = run_with(1);
     let iops = f(&limited, &["read", "iops"]);
     assert!(
-        iops <= 1e6 / 6.0 * 1.001,
-        "{iops} IOPS on one 6 us-per-command core"
+        iops <= 1e6 / 3.72 * 1.001,
+        "{iops} IOPS on one 3.72 us-per-command core"
     );
     assert!(
-        iops > 1e6 / 6.0 * 0.9,
+        iops > 1e6 / 3.72 * 0.9,
         "{iops} IOPS: the core should be the bottleneck"
     );
     assert!(

@@ -318,8 +318,9 @@ def _tables(res: dict, counts: list[int]) -> list[str]:
     )
     out.append(
         "Where the model and the seed differ, docs/nvmeof.md says why (the fabric's "
-        "per-command CPU costs are assumptions, not fitted; the drive is a datasheet-class "
-        "PM953, not the seed's exact drive)."
+        "per-command CPU costs are 2024 measurements, not fitted and not scaled to the "
+        "seed's 2016 kernel; the drive is a datasheet-class PM953, not the seed's exact "
+        "drive)."
     )
     return out
 
