@@ -86,16 +86,16 @@ def test_system_runs_keep_to_max_memory(tmp_path):
     base = [sys.executable, "-m", "ssdlab", "run", "--device", str(path), "--state", "full",
             "--number_ios", "3000"]
     out = tmp_path / "r.json"
-    grow = subprocess.run(base + ["--rw", "randwrite", "--max-memory", "350M",
-                                  "--json", str(out)], capture_output=True, text=True)
+    grow = subprocess.run([*base, "--rw", "randwrite", "--max-memory", "350M",
+                           "--json", str(out)], capture_output=True, text=True)
     assert grow.returncode == 2, grow.stdout + grow.stderr
     assert "maps grew to" in grow.stderr and "350MiB allowed" in grow.stderr
     assert "Traceback" not in grow.stderr
     assert not out.exists()
-    read = subprocess.run(base + ["--rw", "randread", "--max-memory", "350M"],
+    read = subprocess.run([*base, "--rw", "randread", "--max-memory", "350M"],
                           capture_output=True, text=True)
     assert read.returncode == 0, read.stderr
-    small = subprocess.run(base + ["--rw", "randread", "--max-memory", "200M"],
+    small = subprocess.run([*base, "--rw", "randread", "--max-memory", "200M"],
                            capture_output=True, text=True)
     assert small.returncode == 2
     assert "needs about 274MiB" in small.stderr and "distinct prepared drive" in small.stderr
