@@ -24,16 +24,17 @@ impl Calendar {
             self.busy.pop_front();
         }
         let mut start = earliest;
-        let mut at = self.busy.len();
-        for (k, &(s, e)) in self.busy.iter().enumerate() {
-            if e <= start {
-                continue;
-            }
+        // Intervals are sorted and disjoint, so their ends are sorted too: skip the
+        // ones ending by `earliest` with a binary search (a loaded port holds many
+        // intervals reserved ahead; most new messages go at or near the end).
+        let mut at = self.busy.partition_point(|&(_, e)| e <= start);
+        while at < self.busy.len() {
+            let (s, e) = self.busy[at];
             if s >= start + dur {
-                at = k;
                 break;
             }
             start = start.max(e);
+            at += 1;
         }
         let end = start + dur;
         // Insert [start, end) before index `at`, merging with touching neighbours.
