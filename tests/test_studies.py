@@ -142,6 +142,35 @@ def test_program_delay_study_quick(runs):
             open_holds = int(r["holds"]) - int(r["hold_read_arrived"]) - int(r["hold_expired"])
             assert 0 <= open_holds <= 64
     assert any(int(r["holds"]) > 0 for r in rows if r["policy"] == "adaptive")
+    # Measured in steady state: every point's WAF is the prepared steady state's (the
+    # transient of the first seconds is far off it: the next test), and the study says so.
+    from ssdlab.studies.program_delay import STEADY_WAF_TOLERANCE
+
+    for r in rows:
+        assert r["steady"] == "True"
+        assert abs(float(r["waf"]) / float(r["prep_steady_waf"]) - 1) <= STEADY_WAF_TOLERANCE
+        assert 0 < int(r["refused_during_data_in"]) < int(r["reads_run"])
+    assert "Steady state (15s ramp left out)" in out and "NOT STEADY" not in out
+
+
+def test_program_delay_short_ramp_is_a_transient():
+    """The steady check tells the transient apart: the 4 TB drive measured right after its
+    preparation (2 s ramp) collects on every die at once (the WAF of its first seconds is
+    far above the prepared steady state's), which a quick run's 15 s ramp leaves out."""
+    import ssdlab
+    from ssdlab.studies.program_delay import devices, is_steady, workload
+
+    (o,) = [o for label, _, o in devices(True) if label == "4TB"]
+    r = ssdlab.run(
+        "client-tlc-dram",
+        workload("2s", "2s"),
+        state="steady",
+        seed=1,
+        set=dict(o, **{"scheduler.policy": "read-first"}),
+    )
+    prep_waf = r.get("prep")["steady_waf"]
+    assert r.measured_waf > 1.3 * prep_waf
+    assert not is_steady(r.measured_waf, prep_waf)
 
 
 def test_program_delay_interval_is_students_t():

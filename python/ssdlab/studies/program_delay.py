@@ -28,10 +28,18 @@ The drives, from datasheet-class parts of the seed's era, not fitted to its KIOP
 
 Each point runs `seeds` seeds (default 5); the gain is computed per seed (adaptive over
 default on the same prepared drive and the same request stream) and reported as the mean and
-its 95 % confidence interval (Student t). The first `ramp` seconds are left out so that GC is
-running; the next `measure` seconds are measured. Every drive has 1/16 of a die's blocks
-(the same dies, program size, over-provisioning and per-die load; a full-size 4 TB drive's
-steady-state preparation takes ~200 s and 8 GB per point). Quick mode: 2 seeds, 1 s + 1 s.
+its 95 % confidence interval (Student t). Every drive has 1/16 of a die's blocks (the same
+dies, program size, over-provisioning and per-die load; a full-size 4 TB drive's steady-state
+preparation takes ~200 s and 8 GB per point).
+
+Steady state: the prepared drive has the steady state's valid-data distribution (its WAF,
+`prep.steady_waf`, is what the timed drive settles at), but every die starts at its GC
+threshold, so all dies start collecting at once and stay in step (erases come in waves of one
+per die, host writes stall between them) for the first ~10 s of this workload (docs/validation.md,
+section 2). The first `ramp` seconds (default 20 s; quick 15 s) are left out, the next
+`measure` seconds (default 20 s; quick 5 s) are measured, and each point is checked: its
+measured WAF within `STEADY_WAF_TOLERANCE` of the prepared steady WAF (`steady` in the CSV;
+the study warns otherwise).
 """
 
 from __future__ import annotations
@@ -72,6 +80,11 @@ DIES = {2: 4, 4: 8}  # dies per channel (8 channels)
 DATA_IN_US = 2 * 3 * 18 * 1024 / 460.0
 T_SUSPEND_US, T_RESUME_US = 30.0, 100.0
 # Student t quantiles (two-sided 95 %) by degrees of freedom.
+# A point is measured in steady state when its measured WAF is this close to the prepared
+# steady state's (the transient's first 5 s measure 0.88x at 2 TB and 1.8x at 4 TB).
+STEADY_WAF_TOLERANCE = 0.10
+RAMP, MEASURE = "20s", "20s"
+QUICK_RAMP, QUICK_MEASURE = "15s", "5s"
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
@@ -85,6 +98,23 @@ def devices(quick: bool) -> list[tuple[str, int, dict]]:
         o["nand.blocks_per_plane"] = BLOCKS_512GBIT // 16
         out.append((f"{tb}TB", tb, o))
     return out
+
+
+def is_steady(waf: float, prep_waf: float) -> bool:
+    """Is a point's measured WAF within STEADY_WAF_TOLERANCE of the prepared steady WAF?"""
+    return prep_waf > 0 and abs(waf / prep_waf - 1) <= STEADY_WAF_TOLERANCE
+
+
+def workload(ramp: str, measure: str) -> dict:
+    """The seed's IOMeter pattern: 4 KiB random 70/30 at QD32, `ramp` left out."""
+    return {
+        "rw": "randrw",
+        "bs": "4KiB",
+        "rwmixread": 70,
+        "iodepth": 32,
+        "ramp_time": ramp,
+        "runtime": f"{_secs(ramp) + _secs(measure)}s",
+    }
 
 
 def interval(gains: list[float]) -> tuple[float, float, float]:
@@ -107,17 +137,10 @@ def run_study(
     alpha: str | None = None,
 ) -> str:
     n_seeds = seeds or (2 if quick else 5)
-    ramp = ramp or ("1s" if quick else "5s")
-    measure = measure or ("1s" if quick else "5s")
-    runtime = f"{_secs(ramp) + _secs(measure)}s"
-    wl = {
-        "rw": "randrw",
-        "bs": "4KiB",
-        "rwmixread": 70,
-        "iodepth": 32,
-        "ramp_time": ramp,
-        "runtime": runtime,
-    }
+    ramp = ramp or (QUICK_RAMP if quick else RAMP)
+    measure = measure or (QUICK_MEASURE if quick else MEASURE)
+    wl = workload(ramp, measure)
+    runtime = wl["runtime"]
     runs, keys = [], []
     for label, tb, o in devices(quick):
         for s in range(seed, seed + n_seeds):
@@ -147,14 +170,19 @@ def run_study(
     res = {}
     for (label, tb, s, name), r in zip(keys, got):
         reads = count(r, "read_total_ios", 0)
+        # The scheduler's counters cover the whole run (ramp included): shares of host
+        # reads use the whole run's host reads at the flash, not the measured window's.
+        reads_run = count(r, "stats.nand.user_read_txns", 0)
+        waf, prep_waf = num(r, "stats.ftl.measured.waf"), num(r, "prep.steady_waf", 0.0)
+        r_lat, w_lat = num(r, "read_lat_mean_ns") / 1e3, num(r, "write_lat_mean_ns", 0.0) / 1e3
         res[(label, s, name)] = {
             "drive": label,
             "capacity_bytes": count(r, "stats.capacity_bytes"),
             "seed": s,
             "policy": name,
             "iops": num(r, "read_iops") + num(r, "write_iops"),
-            "read_lat_mean_us": num(r, "read_lat_mean_ns") / 1e3,
-            "waf": num(r, "stats.ftl.measured.waf"),
+            "read_lat_mean_us": r_lat,
+            "waf": waf,
             "die_util": num(r, "stats.dies.mean_util", 0.0),
             "suspends": count(r, "stats.scheduler.suspends"),
             "reads_per_suspend": num(r, "stats.scheduler.reads_per_suspend", 0.0),
@@ -163,7 +191,7 @@ def run_study(
             "reads_behind_data_in": count(r, "stats.scheduler.reads_behind_data_in", 0),
             "data_in_wait_us_per_read": num(r, "stats.scheduler.data_in_wait_ns", 0.0)
             / 1e3
-            / max(reads, 1),
+            / max(reads_run, 1),
             # die time: suspend + resume overheads, and holds (idle), as shares of all dies'
             # time over the whole run (ramp included, as the counters are)
             "suspend_overhead_share": num(r, "stats.scheduler.added_op_time_ns", 0.0)
@@ -174,6 +202,17 @@ def run_study(
             "hold_read_arrived": count(r, "stats.scheduler.adaptive.hold_read_arrived", 0),
             "hold_expired": count(r, "stats.scheduler.adaptive.hold_expired", 0),
             "reads": reads,
+            # steady state: the measured WAF against the prepared steady state's
+            "prep_steady_waf": prep_waf,
+            "steady": is_steady(waf, prep_waf),
+            # the closed loop: writes' mean latency and their share of the 32 slots
+            # (Little's law: 0.3 x write latency over the mean of both)
+            "write_lat_mean_us": w_lat,
+            "write_queue_share": 0.3 * w_lat / (0.3 * w_lat + 0.7 * r_lat),
+            # whole run: host reads at the flash; host writes that waited for buffer room
+            "reads_run": reads_run,
+            "write_buffer_waits": count(r, "stats.controller.write_buffer_waits", 0),
+            "host_units_written": count(r, "stats.ftl.host_units_written", 0),
         }
     seeds_run = list(range(seed, seed + n_seeds))
     rows, detail, summary = [], [], {}
@@ -210,13 +249,16 @@ def run_study(
                     label,
                     name,
                     f"{avg('read_lat_mean_us'):.0f}",
+                    f"{avg('write_lat_mean_us'):.0f}",
+                    f"{avg('write_queue_share') * 100:.0f}%",
+                    f"{avg('write_buffer_waits') / max(avg('host_units_written'), 1) * 100:.0f}%",
                     f"{avg('die_util') * 100:.0f}%",
                     f"{avg('waf'):.2f}",
                     f"{avg('suspends'):,.0f}",
                     f"{avg('reads_per_suspend'):.2f}",
                     f"{avg('refused_at_limit'):,.0f}",
-                    f"{avg('refused_during_data_in') / avg('reads') * 100:.1f}%",
-                    f"{avg('reads_behind_data_in') / avg('reads') * 100:.1f}%",
+                    f"{avg('refused_during_data_in') / avg('reads_run') * 100:.1f}%",
+                    f"{avg('reads_behind_data_in') / avg('reads_run') * 100:.1f}%",
                     f"{avg('data_in_wait_us_per_read'):.1f}",
                     f"{avg('suspend_overhead_share') * 100:.1f}%",
                     f"{avg('hold_idle_share') * 100:.1f}%",
@@ -241,12 +283,18 @@ def run_study(
             rows,
         ),
         table(
-            "mechanism (means over the seeds; 'arrive in data-in' and 'behind a data-in' are "
-            "shares of host reads, 'suspend overhead' and 'held idle' of all dies' time)",
+            "mechanism (means over the seeds; latencies and WAF of the measured window, counts "
+            "and shares of the whole run, ramp included; 'writes' QD share': writes' share of "
+            "the 32 outstanding commands; 'writes wait for buffer': host writes that found the "
+            "write buffer full; 'arrive in data-in' and 'behind a data-in' are shares of host "
+            "reads, 'suspend overhead' and 'held idle' of all dies' time)",
             [
                 "drive",
                 "policy",
                 "read mean us",
+                "write mean us",
+                "writes' QD share",
+                "writes wait for buffer",
                 "die busy",
                 "WAF",
                 "suspends",
@@ -268,7 +316,7 @@ def run_study(
     for label, tb, _ in devices(quick):
         d = [res[(label, s, "default")] for s in seeds_run]
         a = [res[(label, s, "adaptive")] for s in seeds_run]
-        p_din = statistics.fmean(x["refused_during_data_in"] / max(x["reads"], 1) for x in d)
+        p_din = statistics.fmean(x["refused_during_data_in"] / max(x["reads_run"], 1) for x in d)
         iops = statistics.fmean(x["iops"] for x in d)
         mean_all_us = 32 / iops * 1e6  # Little's law at QD32
         ceiling = 0.7 * p_din * (DATA_IN_US / 2 + T_SUSPEND_US) / mean_all_us
@@ -277,15 +325,36 @@ def run_study(
             x["hold_read_arrived"] * (T_SUSPEND_US + T_RESUME_US) * 1e-6 / die_s for x in a
         )
         idle = statistics.fmean(x["hold_idle_share"] for x in a)
+        wq = statistics.fmean(x["write_queue_share"] for x in d)
         bounds.append(
             f"{label}: latency ceiling {ceiling * 100:.1f}% (reads arriving in data-in "
             f"{p_din * 100:.1f}% x (data-in/2 + tSUSPEND = {DATA_IN_US / 2 + T_SUSPEND_US:.0f} us),"
             f" x 0.7 reads, over the {mean_all_us:.0f} us mean latency); die time: answered "
-            f"holds save {saved * 100:.2f}% (one suspend each), holds idle {idle * 100:.2f}%"
+            f"holds save {saved * 100:.2f}% (one suspend each), holds idle {idle * 100:.2f}%; "
+            f"writes hold {wq * 100:.0f}% of the queue (a faster read frees its slot for "
+            f"the next command, which is a write 30% of the time and waits in the write path)"
         )
     text.append(
         "What the mechanism can give (docs/validation.md, section 2):\n" + "\n".join(bounds)
     )
+    checks = []
+    for label, _, _ in devices(quick):
+        v = [res[(label, s, name)] for s in seeds_run for name, _ in POLICIES]
+        dev = max(abs(x["waf"] / x["prep_steady_waf"] - 1) for x in v)
+        checks.append(
+            f"{label}: measured WAF {min(x['waf'] for x in v):.2f}-{max(x['waf'] for x in v):.2f}"
+            f" vs the prepared steady state's {v[0]['prep_steady_waf']:.2f} (at most "
+            f"{dev * 100:.0f}% off; steady within {STEADY_WAF_TOLERANCE * 100:.0f}%): "
+            + ("steady" if all(x["steady"] for x in v) else "NOT STEADY")
+        )
+    text.append(f"Steady state ({ramp} ramp left out):\n" + "\n".join(checks))
+    unsteady = [
+        f"{x['drive']} seed {x['seed']} {x['policy']}" for x in res.values() if not x["steady"]
+    ]
+    if unsteady:
+        text.append(
+            "WARNING: measured outside the steady state (lengthen the ramp): " + ", ".join(unsteady)
+        )
     if quick:
         text.append(f"quick mode: {n_seeds} seeds, {ramp} ramp, {measure} measured.")
     text.append(
@@ -313,6 +382,13 @@ def run_study(
         "hold_read_arrived",
         "hold_expired",
         "reads",
+        "prep_steady_waf",
+        "steady",
+        "write_lat_mean_us",
+        "write_queue_share",
+        "reads_run",
+        "write_buffer_waits",
+        "host_units_written",
     ]
 
     def draw(plt):

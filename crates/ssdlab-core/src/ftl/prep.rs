@@ -268,6 +268,10 @@ fn write_translation_pages(ftl: &mut Ftl) {
 /// that headroom, so `h = p x (target - threshold)`. Paced GC keeps a die at its
 /// threshold, collecting all the time: every die starts there (`h = 0`), with its
 /// host block filled to `p` so that dies open new blocks at different times.
+/// (Where dies have time to read their victims ahead, a paced die instead sits one
+/// block above its threshold most of the time, and this start puts every die in step
+/// for its first GC cycles: seed 003's drives collect in waves of one victim per die
+/// for their first ~7 s. docs/validation.md, section 2; its study leaves that out.)
 /// Returns the units written.
 pub fn stagger_dies(ftl: &mut Ftl, rng: &mut Rng) -> u64 {
     let geo = ftl.geo.clone();
