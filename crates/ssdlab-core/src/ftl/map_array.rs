@@ -261,9 +261,9 @@ impl Overlay {
     }
 
     /// Start loading the place of offset `o`.
+    #[cfg(target_arch = "x86_64")]
     #[inline]
     fn prefetch(&self, o: usize) {
-        #[cfg(target_arch = "x86_64")]
         if !self.table.is_empty() {
             // SAFETY: home(o) < table.len(); prefetching never faults.
             unsafe {
@@ -273,8 +273,6 @@ impl Overlay {
                 );
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = o;
     }
 }
 
