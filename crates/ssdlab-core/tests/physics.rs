@@ -7,7 +7,7 @@ use serde_json::Value;
 use ssdlab_core::config::{load_workload, DeviceConfig};
 use ssdlab_core::host::Pcie;
 use ssdlab_core::nand::Timing;
-use ssdlab_core::{run, DriveState, RunOptions};
+use ssdlab_core::{run, DriveState, RunOptions, Ssd};
 
 fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState, seed: u64) -> Value {
     common::simulate(dev, workload, state, seed, false)
@@ -193,6 +193,42 @@ fn timed_reads_return_last_writes_through_gc() {
         assert_eq!(o["mismatches"], 0, "{state:?}: {o}");
         if state == DriveState::Steady {
             assert!(r["device"]["ftl"]["gc_units_copied"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn drives_sharing_a_prepared_drive_read_their_last_writes_through_gc() {
+    // Two aged drives whose FTLs share one prepared drive's map chunks (as a system's
+    // identical drives or a sweep's points do), written at random through GC: each
+    // keeps its map stores in the chunks' overlays (4 GiB raw: two chunks of each map,
+    // the stores stay below 1/16 of a chunk, so none is copied), and every read
+    // returns the last write of its LBA (the read oracle).
+    let dev = device("tiny-test", &["nand.blocks_per_plane=4096"]);
+    let wl =
+        r#"{"rw":"randrw","rwmixread":50,"bs":"4k","iodepth":8,"numjobs":2,"number_ios":5000}"#;
+    let drive = |seed| {
+        let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
+        let opts = RunOptions {
+            state: DriveState::Steady,
+            seed,
+            verify: true,
+        };
+        Ssd::new(dev.clone(), wl, opts).unwrap()
+    };
+    let mut a = drive(5);
+    let mut b = drive(5);
+    b.ftl = a.ftl.clone(); // b shares a's prepared chunks
+    for ssd in [&mut a, &mut b] {
+        ssd.run(&mut |_| true);
+        let ftl = &ssd.ftl;
+        let (checked, mismatches) = ftl.oracle().unwrap();
+        assert!(checked > 5000, "{checked}");
+        assert_eq!(mismatches, 0);
+        assert!(ftl.stats.gc_units_copied > 1000, "{:?}", ftl.stats);
+        for map in [&ftl.l2p, &ftl.p2l] {
+            assert!(map.overlay_entries() > 5000, "{map:?}");
+            assert!(map.overlaid_chunks() >= 2, "{map:?}");
         }
     }
 }
