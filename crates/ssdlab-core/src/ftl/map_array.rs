@@ -199,10 +199,36 @@ const OVERLAY_SHIFT: u32 = 4;
 /// Stores into a chunk this array does not own (see the module header): open
 /// addressing with linear probing, entry `offset << 32 | value`, `EMPTY` when free;
 /// a power of two long, at most half full. Empty, it holds no memory.
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Overlay {
     table: Vec<u64>,
     len: usize,
+}
+
+/// Overlay tables count in `allocated_bytes` with the chunks (8 bytes per slot).
+fn count_table(slots: usize, grow: bool) {
+    let bytes = 8 * slots as u64;
+    if grow {
+        ALLOCATED_BYTES.fetch_add(bytes, Ordering::Relaxed);
+    } else {
+        ALLOCATED_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+impl Clone for Overlay {
+    fn clone(&self) -> Self {
+        count_table(self.table.len(), true);
+        Overlay {
+            table: self.table.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl Drop for Overlay {
+    fn drop(&mut self) {
+        count_table(self.table.len(), false);
+    }
 }
 
 impl Overlay {
@@ -235,6 +261,8 @@ impl Overlay {
     fn insert(&mut self, o: usize, value: u32) {
         if (self.len + 1) * 2 > self.table.len() {
             let grown = vec![EMPTY; (self.table.len() * 2).max(OVERLAY_MIN)];
+            count_table(grown.len(), true);
+            count_table(self.table.len(), false);
             let old = std::mem::replace(&mut self.table, grown);
             for e in old.into_iter().filter(|&e| e != EMPTY) {
                 self.place(e);
