@@ -258,3 +258,36 @@ fn percentage_random_mixes_random_and_sequential_offsets() {
     assert!((thirty - 0.7).abs() < 0.02, "{thirty}");
     assert!(load_workload(r#"{"percentage_random":101}"#, &[], CAP).is_err());
 }
+
+#[test]
+fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
+    // tiny-test, QD1 sequential 4 KiB writes: a stripe is 8 units, so 5 writes sit in
+    // the buffer's open stripe until a flush pads it; each flush waits one tPROG
+    // (600 us) and no write is issued meanwhile.
+    let plain = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m"}"#,
+        DriveState::Full,
+    );
+    let synced = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","fsync":5,"end_fsync":true}"#,
+        DriveState::Full,
+    );
+    assert!(plain["jobs"][0].get("sync").is_none());
+    let sync = &synced["jobs"][0]["sync"];
+    assert_eq!(sync["total_ios"], 8, "{sync}");
+    assert!(f(&sync["lat_ns"]["min"]) >= 600_000.0, "{sync}");
+    assert_eq!(synced["write"]["total_ios"], 40);
+    let rt = |r: &serde_json::Value| f(&r["jobs"][0]["job_runtime"]);
+    assert!(
+        rt(&synced) >= rt(&plain) + 8.0 * 0.6,
+        "{} vs {} ms",
+        rt(&synced),
+        rt(&plain)
+    );
+    // end_fsync alone: one flush, after the last write.
+    let end = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","end_fsync":true}"#,
+        DriveState::Full,
+    );
+    assert_eq!(end["jobs"][0]["sync"]["total_ios"], 1);
+}
