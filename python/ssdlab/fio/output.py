@@ -90,7 +90,9 @@ def _job(r: dict, name: str, group: int, opts: dict, depth: int, plus: bool, pct
     }
     for dname in DIRS:
         j[dname] = _direction(r[dname], plus, pcts)
-    j["sync"] = {"total_ios": 0, "lat_ns": _moments({})}
+    sync = r.get("sync", {})
+    j["sync"] = {"total_ios": int(sync.get("total_ios", 0)),
+                 "lat_ns": _moments(sync.get("lat_ns", {}))}  # fmt: skip
     j["job_runtime"] = rt_ms
     j.update({"usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 0, "majf": 0, "minf": 0})
     j["iodepth_level"] = r["iodepth_level"]
