@@ -5,6 +5,7 @@ type; the parser follows fio's syntax and never fails with anything but a clear 
 import json
 import random
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -392,16 +393,45 @@ def test_write_iolog_is_fios_version_3_with_issue_times_and_replays(tmp_path):
     assert 495 <= again["job_runtime"] <= 505  # replayed at the logged times
 
 
+@pytest.mark.skipif(
+    subprocess.run(["sh", "-c", "command -v fio"], capture_output=True).returncode != 0,
+    reason="fio is not installed",
+)
+def test_real_fio_replays_the_write_iolog_at_its_times(tmp_path):
+    log = tmp_path / "j.iolog"
+    job = tmp_path / "j.fio"
+    job.write_text(
+        f"[j]\nrw=randrw\nbs=4k\nnumber_ios=500\nrate_iops=2000\nfsync=50\nwrite_iolog={log}\n"
+    )
+    ours = run_jobfile(job, device="tiny-test")["jobs"][0]
+    r = subprocess.run(
+        ["fio", "--name=r", "--ioengine=null", f"--read_iolog={log}", "--output-format=json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    theirs = json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]
+    for d in ("read", "write", "sync"):
+        assert theirs[d]["total_ios"] == ours[d]["total_ios"], d
+    # 500 I/Os at 2000 IOPS: 250 ms in both (fio sleeps to the logged microseconds).
+    assert abs(theirs["job_runtime"] - ours["job_runtime"]) <= 25
+
+
 def test_fsync_and_end_fsync_issue_flushes_that_wait_for_nand(tmp_path):
     # tiny-test: a stripe holds 8 x 4 KiB, tPROG is 600 us. Every 5 sequential writes a
-    # flush pads the open stripe and waits for its program.
+    # flush pads the open stripe and waits for its program. As fio: a flush before the
+    # 6th, 11th, ... 36th write, none after the last; end_fsync's is not in `sync`.
+    log = tmp_path / "f.iolog"
     job = tmp_path / "f.fio"
-    job.write_text("[j]\nrw=write\nbs=4k\nnumber_ios=40\nfsync=5\nend_fsync=1\n")
+    job.write_text(
+        f"[j]\nrw=write\nbs=4k\nnumber_ios=40\nfsync=5\nend_fsync=1\nwrite_iolog={log}\n"
+    )
     j = run_jobfile(job, device="tiny-test")["jobs"][0]
-    assert j["sync"]["total_ios"] == 8
+    assert j["sync"]["total_ios"] == 7
     assert j["sync"]["lat_ns"]["min"] >= 600_000
+    ops = [ln.split()[2] for ln in log.read_text().splitlines()[3:-1]]
+    assert ops.count("sync") == 8 and ops[-1] == "sync" and ops[5] == "sync"
     job.write_text("[j]\nrw=write\nbs=4k\nnumber_ios=40\nend_fsync\n")
-    assert run_jobfile(job, device="tiny-test")["jobs"][0]["sync"]["total_ios"] == 1
+    assert run_jobfile(job, device="tiny-test")["jobs"][0]["sync"]["total_ios"] == 0
     job.write_text("[j]\nrw=write\nbs=4k\nnumber_ios=40\n")
     assert run_jobfile(job, device="tiny-test")["jobs"][0]["sync"]["total_ios"] == 0
     assert "fsync" not in load_jobfile(job).not_simulated

@@ -341,3 +341,32 @@ def test_fio_matches_ssdlab_fio_on_the_same_job(tmp_path, iodepth):
         pytest.skip(f"the machine did not hold the time: late_pct {late:.2f} % (needs < 1 %)")
     assert abs(iops / want["iops"] - 1) < 0.10, (iops, want["iops"])
     assert abs(lat / want["lat_ns"]["mean"] - 1) < 0.10, (lat, want["lat_ns"]["mean"])
+
+
+@needs_fio
+def test_fio_fsync_reaches_the_server_as_flushes_as_ssdlab_fio_simulates(tmp_path):
+    # One job file both ways: fio's syncs become NBD flushes that wait for the drive's
+    # programs; `ssdlab fio` issues and counts them as fio does (end_fsync's uncounted).
+    sock = tmp_path / "nbd.sock"
+    job = tmp_path / "fsync.fio"
+    job.write_text(
+        f"[global]\nioengine=nbd\nuri=nbd+unix:///?socket={sock}\nrw=write\nbs=4k\n"
+        "size=1m\nfsync=8\nend_fsync=1\n[f]\n"
+    )
+    sim = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "fio", str(job), "--device", "tiny-test",
+         "--output-format=json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    want = json.loads(sim.stdout)["jobs"][0]
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        got = _fio(job)["jobs"][0]
+    finally:
+        stats, _ = srv.stop()
+    assert got["write"]["total_ios"] == want["write"]["total_ios"] == 256
+    assert got["sync"]["total_ios"] == want["sync"]["total_ios"] == 31
+    assert stats["serve"]["requests"]["flush"] == 32
+    # A flush after 8 x 4 KiB: its stripe is programmed first (tPROG 600 us).
+    assert stats["jobs"][0]["sync"]["lat_ns"]["mean"] > 500_000
+    assert want["sync"]["lat_ns"]["min"] >= 600_000

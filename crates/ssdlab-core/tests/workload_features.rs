@@ -263,7 +263,8 @@ fn percentage_random_mixes_random_and_sequential_offsets() {
 fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
     // tiny-test, QD1 sequential 4 KiB writes: a stripe is 8 units, so 5 writes sit in
     // the buffer's open stripe until a flush pads it; each flush waits one tPROG
-    // (600 us) and no write is issued meanwhile.
+    // (600 us) and no write is issued meanwhile. As in fio: a flush before the 6th,
+    // 11th, ... 36th write (7), then end_fsync's, which fio leaves out of `sync`.
     let plain = run(
         r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m"}"#,
         DriveState::Full,
@@ -274,7 +275,7 @@ fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
     );
     assert!(plain["jobs"][0].get("sync").is_none());
     let sync = &synced["jobs"][0]["sync"];
-    assert_eq!(sync["total_ios"], 8, "{sync}");
+    assert_eq!(sync["total_ios"], 7, "{sync}");
     assert!(f(&sync["lat_ns"]["min"]) >= 600_000.0, "{sync}");
     assert_eq!(synced["write"]["total_ios"], 40);
     let rt = |r: &serde_json::Value| f(&r["jobs"][0]["job_runtime"]);
@@ -284,10 +285,14 @@ fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
         rt(&synced),
         rt(&plain)
     );
-    // end_fsync alone: one flush, after the last write.
+    // end_fsync alone: one flush after the last write (40 units: the fifth stripe is
+    // open until it), not counted.
     let end = run(
-        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","end_fsync":true}"#,
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","end_fsync":true,"log_ios":true}"#,
         DriveState::Full,
     );
-    assert_eq!(end["jobs"][0]["sync"]["total_ios"], 1);
+    assert!(end["jobs"][0].get("sync").is_none());
+    let log = end["jobs"][0]["iolog"].as_array().unwrap();
+    assert_eq!(log.len(), 41);
+    assert_eq!(log[40][1], 3, "the last command is the flush");
 }

@@ -177,12 +177,13 @@ pub struct WorkloadConfig {
     /// Seed of this job's random numbers (default: derived from the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randseed: Option<u64>,
-    /// Issue a Flush after every N writes: once the job's outstanding I/Os have
-    /// completed, and nothing else until it completes (fio's `fsync`/`fdatasync`=N).
+    /// Issue a Flush after every N writes, before the next I/O: once the job's
+    /// outstanding I/Os have completed, and nothing else until it completes (fio's
+    /// `fsync`/`fdatasync`=N; none after the job's last write, as in fio).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync: Option<u64>,
     /// Issue a Flush once the job's I/O is done; the job ends when it completes (fio's
-    /// `end_fsync`).
+    /// `end_fsync`; as in fio, not counted in the job's `sync` statistics).
     #[serde(default, skip_serializing_if = "is_false")]
     pub end_fsync: bool,
     /// fio's verify pass: once the job's I/O is done, read back every block it wrote

@@ -80,6 +80,8 @@ pub(super) struct JobSync {
     pub(super) flushing: bool,
     /// The end flush is still to be issued.
     end: bool,
+    /// The flush outstanding is the end flush (not counted in the job's `sync`).
+    uncounted: bool,
 }
 
 impl JobSync {
@@ -175,18 +177,18 @@ impl Ssd {
             if j.sync.flushing {
                 return;
             }
-            let due = (j.sync.every > 0 && j.sync.writes >= j.sync.every)
-                || (j.sync.end && !j.done && !j.gen.can_issue(now));
+            // fio: a sync before the next I/O after every N writes (none once the job's
+            // I/O is done), and end_fsync's once it is.
+            let more = j.gen.can_issue(now);
+            let due = (more && j.sync.every > 0 && j.sync.writes >= j.sync.every)
+                || (!more && j.sync.end && !j.done);
             if due {
                 // As fio's engines do a sync: after the outstanding I/Os, alone.
                 if j.inflight == 0 {
-                    if j.sync.writes >= j.sync.every {
-                        j.sync.writes = 0;
-                    }
-                    if !j.gen.can_issue(now) {
-                        j.sync.end = false;
-                        j.sync.writes = 0;
-                    }
+                    j.sync.writes = 0;
+                    // fio's end_fsync is not in its statistics.
+                    j.sync.uncounted = !more;
+                    j.sync.end &= more;
                     j.sync.flushing = true;
                     self.submit_flush(job);
                 }
@@ -399,7 +401,7 @@ impl Ssd {
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
         }
         if c.origin == Origin::HostFlush {
-            if c.submit_ns >= j.measure_from {
+            if c.submit_ns >= j.measure_from && !j.sync.uncounted {
                 j.stats.sync.record(now - c.submit_ns, 0);
             }
             j.flush_done();
