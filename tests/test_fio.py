@@ -412,8 +412,9 @@ def test_real_fio_replays_the_write_iolog_at_its_times(tmp_path):
     theirs = json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]
     for d in ("read", "write", "sync"):
         assert theirs[d]["total_ios"] == ours[d]["total_ios"], d
-    # 500 I/Os at 2000 IOPS: 250 ms in both (fio sleeps to the logged microseconds).
-    assert abs(theirs["job_runtime"] - ours["job_runtime"]) <= 25
+    # 500 I/Os at 2000 IOPS: 250 ms in both (fio sleeps to the logged microseconds;
+    # 252 ms on an idle machine, later when it is loaded, never sooner).
+    assert ours["job_runtime"] - 5 <= theirs["job_runtime"] <= 3 * ours["job_runtime"]
 
 
 def test_fsync_and_end_fsync_issue_flushes_that_wait_for_nand(tmp_path):
