@@ -129,8 +129,8 @@ NO_EFFECT: dict[str, str] = {
     ),
     "readfua": "Force Unit Access reads; the model's reads always come from NAND or its caches "
     "as they would",
-    "writefua": "Force Unit Access writes; the model acknowledges writes from its write "
-    "buffer (FUA is not modelled)",
+    "writefua": "Force Unit Access writes; a job's writes are acknowledged from the write "
+    "buffer (fsync=1 flushes after each; ssdlab serve honours NBD's FUA flag)",
     "flow_sleep": "flow control's retry wait; ssdlab paces flow groups by rate instead",
     "atomic": "atomic writes; simulated writes are never torn",
     "num_range": "ranges per trim command; the model trims each range as one command",
