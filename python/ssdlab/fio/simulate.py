@@ -5,7 +5,8 @@ work on a run's results.
   then bisection) for the highest depth whose completion-latency percentile
   (``latency_percentile``, default 100) stays at or below the target, each depth run for
   ``latency_window`` (or the job's own bound); the job then runs at that depth, reported
-  as fio's ``latency_depth``.
+  as fio's ``latency_depth`` (for one window: fio ends the job after the search, unless
+  ``latency_run=1``).
 - ``flow``: jobs of one phase sharing a ``flow_id`` are kept in the ratio of their
   weights: a first run measures each job's I/O rate; the jobs are then paced
   (``rate_iops``) at weight times the slowest job's rate per weight, and run again.
@@ -13,8 +14,11 @@ work on a run's results.
   phase's) I/O rate in 1 s samples after ``ss_ramp``, the first second at which the
   last ``ss_dur`` seconds meet the criterion; the job is then run again stopping there,
   as fio stops it, and fio's ``steadystate`` JSON object is filled in.
-- ``rate_min``: checked on the final run (a job below it is reported on stderr and in
-  ``ssdlab.rate_min_not_met``).
+- ``rate_min`` / ``rate_iops_min``: as fio checks them, from 2 s after the job starts,
+  over each ``ratecycle``; the first cycle below the minimum ends the job there (run again
+  stopping there), with fio's message and error 5.
+- ``exitall``: when the first job ends, the others end then (run again stopping there) and
+  later phases never start (reported with no I/O).
 - ``write_iolog``: the commands each clone issued, with their simulated issue times, as
   a fio iolog version 3 (microseconds since the job started; flushes as ``sync``).
 
