@@ -580,6 +580,7 @@ def test_rate_min_and_verify_are_reported(tmp_path):
         ("[j]\nrate_iops_min=\n", "t.fio:2: rate_iops_min=: needs a value"),
         ("[j]\nratecycle=0\n", "t.fio:2: ratecycle=0"),
         ("[j]\nfsync=x\n", "t.fio:2: fsync=x"),
+        ("[j]\nread_iolog=/dev/null\nend_fsync=1\n", "t.fio:3: end_fsync: not with read_iolog"),
     ],
 )
 def test_new_options_give_clear_errors(text, want):

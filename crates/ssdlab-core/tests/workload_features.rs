@@ -227,6 +227,20 @@ fn bad_fio_values_are_clear_errors() {
         let e = load_workload(j, &[], CAP).unwrap_err().to_string();
         assert!(e.contains(want), "{j}: {e}");
     }
+    // A replay issues its trace's requests only: no flushes or verify pass of its own.
+    let trace = std::env::temp_dir().join(format!("ssdlab-wf-{}.iolog", std::process::id()));
+    std::fs::write(
+        &trace,
+        "fio version 2 iolog\nf add\nf open\nf write 0 4096\n",
+    )
+    .unwrap();
+    let j = format!(
+        r#"{{"end_fsync":true,"trace":{{"path":"{}"}}}}"#,
+        trace.display()
+    );
+    let e = load_workload(&j, &[], CAP).unwrap_err().to_string();
+    let _ = std::fs::remove_file(&trace);
+    assert!(e.contains("not with a trace replay"), "{e}");
     let e = load_jobs(
         r#"{"jobs":[{"rw":"read"},{"name":"b","iodepth":0}]}"#,
         &[],

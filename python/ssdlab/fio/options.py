@@ -487,6 +487,7 @@ def _job(
     rate_iops_min: dict[str, int] = {}
     ratecycle = 1000
     exitall = latency_run = False
+    sync_where = None
     verify = False
     do_verify = True
     verify_cmd = False
@@ -692,9 +693,11 @@ def _job(
             every = parse_int(v, w, n, 0, 1 << 32)
             if every:
                 spec["fsync"] = min(every, spec.get("fsync", every))
+                sync_where = f"{w}: {n}"
         elif n in ("end_fsync", "fsync_on_close"):
             if parse_bool(v, w, n):
                 spec["end_fsync"] = True
+                sync_where = f"{w}: {n}"
         elif n == "do_verify":
             do_verify = parse_bool(v, w, n)
         elif n in ("steadystate", "ss"):
@@ -830,8 +833,12 @@ def _job(
                 f"{iolog_where}: write_iolog: not with read_iolog (the log replayed is the log)"
             )
         spec["log_ios"] = True
-    if verify and do_verify and "write" in spec.get("rw", "read"):
+    if verify and do_verify and "write" in spec.get("rw", "read") and "_trace" not in spec:
         spec["verify_readback"] = True  # fio reads back what the job wrote
+    if "_trace" in spec and ("fsync" in spec or "end_fsync" in spec):
+        raise JobFileError(
+            f"{sync_where}: not with read_iolog (the replay issues the log's requests only)"
+        )
     if size is not None:
         spec["_size"] = size
     if not time_based and "runtime" in spec and "io_size" not in spec and "number_ios" not in spec:

@@ -478,6 +478,14 @@ impl WorkloadConfig {
         if self.fsync == Some(0) {
             errs.push("fsync: must be > 0 (writes per flush; leave it out for none)".into());
         }
+        if self.trace.is_some() && (self.fsync.is_some() || self.end_fsync || self.verify_readback)
+        {
+            errs.push(
+                "fsync, end_fsync, verify_readback: not with a trace replay (it issues the \
+                 trace's requests only)"
+                    .into(),
+            );
+        }
         if self.rate_iops == Some(0) {
             errs.push("rate_iops: must be > 0".into());
         }
