@@ -169,8 +169,10 @@ def test_flush_and_fua_wait_until_the_data_is_programmed(tmp_path):
     sync = stats["jobs"][0]["sync"]
     assert sync["total_ios"] == 3  # two flushes, and the FUA write's
     assert sync["lat_ns"]["min"] < 20_000 < 600_000 <= sync["lat_ns"]["max"], sync
-    print(f"flush after a 4 KiB write {flush / 1e3:.0f} us, FUA write {fua / 1e3:.0f} us, "
-          f"flush of nothing {empty / 1e3:.0f} us wall; simulated {sync['lat_ns']}")
+    print(
+        f"flush after a 4 KiB write {flush / 1e3:.0f} us, FUA write {fua / 1e3:.0f} us, "
+        f"flush of nothing {empty / 1e3:.0f} us wall; simulated {sync['lat_ns']}"
+    )
 
 
 def test_write_zeroes_is_a_deallocate_unless_no_hole(tmp_path):
