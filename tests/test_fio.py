@@ -426,6 +426,7 @@ def test_fsync_and_end_fsync_issue_flushes_that_wait_for_nand(tmp_path):
     job.write_text(
         f"[j]\nrw=write\nbs=4k\nnumber_ios=40\nfsync=5\nend_fsync=1\nwrite_iolog={log}\n"
     )
+    assert "a flush every 5 writes, a flush at the end" in load_jobfile(job).jobs[0].describe()
     j = run_jobfile(job, device="tiny-test")["jobs"][0]
     assert j["sync"]["total_ios"] == 7
     assert j["sync"]["lat_ns"]["min"] >= 600_000

@@ -327,10 +327,20 @@ class Job:
         if not stops or s.get("_io_size_is_size"):
             stops.insert(0, "its span once")
         ramp = f", ramp {int(s['ramp_time'][:-2]) / 1e9:g} s" if "ramp_time" in s else ""
+        extra = "".join(
+            text
+            for key, text in (
+                ("fsync", f", a flush every {s.get('fsync')} writes"),
+                ("end_fsync", ", a flush at the end"),
+                ("verify_readback", ", then reads back what it wrote"),
+            )
+            if s.get(key)
+        )
         return (
             f"{head}: {s.get('rw', 'read')} {bs} QD{s.get('iodepth', 1)}, "
             + " or ".join(stops)
             + ramp
+            + extra
         )
 
 
