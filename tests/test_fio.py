@@ -5,6 +5,7 @@ type; the parser follows fio's syntax and never fails with anything but a clear 
 import json
 import random
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -359,21 +360,155 @@ def test_rate_is_bytes_per_second_as_in_fio():
     assert 95 <= r["jobs"][0]["read"]["total_ios"] <= 101  # 10 I/Os per second
 
 
-def test_write_iolog_is_the_run_and_replays(tmp_path):
+def test_write_iolog_is_fios_version_3_with_issue_times_and_replays(tmp_path):
+    # QD1 at rate_iops=1000: one I/O every 1000 us, so the log's times (us) are 0, 1000,
+    # 2000, ... as fio 3.33 writes them; the verify pass's reads follow the writes.
     log = tmp_path / "out.iolog"
     job = tmp_path / "j.fio"
-    job.write_text(f"[j]\nrw=randrw\nbs=4k\nnumber_ios=500\nwrite_iolog={log}\n")
+    job.write_text(
+        f"[j]\nrw=randrw\nbs=4k\nnumber_ios=500\nrate_iops=1000\nramp_time=100ms\n"
+        f"write_iolog={log}\n"
+    )
     doc = run_jobfile(job, device="tiny-test")
     lines = log.read_text().splitlines()
-    assert lines[0] == "fio version 2 iolog" and lines[-1].endswith(" close")
-    ops = [ln.split()[1] for ln in lines[3:-1]]
+    assert lines[:3] == ["fio version 3 iolog", "0 j add", "0 j open"]
+    assert lines[-1].endswith(" j close")
+    rows = [ln.split() for ln in lines[3:-1]]
+    times = [int(r[0]) for r in rows]
+    assert times[:4] == [0, 1000, 2000, 3000] and times == sorted(times)
     j = doc["jobs"][0]
-    assert ops.count("read") == j["read"]["total_ios"] and ops.count("write") == j["write"][
+    ops = [r[2] for r in rows]
+    # The ramp's I/Os are in the log (fio logs them too), not in the statistics.
+    assert len(rows) == 500
+    assert ops.count("read") >= j["read"]["total_ios"] and ops.count("write") >= j["write"][
         "total_ios"
     ]
     from ssdlab.trace import trace_stats
 
-    assert trace_stats(str(log))["requests"] == 500  # ssdlab trace reads it back
+    st = trace_stats(str(log))  # ssdlab trace reads it back, at fio's microseconds
+    assert st["requests"] == 500
+    job.write_text(f"[r]\nread_iolog={log}\n")
+    again = run_jobfile(job, device="tiny-test")["jobs"][0]
+    assert again["read"]["total_ios"] + again["write"]["total_ios"] == 500
+    assert 495 <= again["job_runtime"] <= 505  # replayed at the logged times
+
+
+@pytest.mark.skipif(
+    subprocess.run(["sh", "-c", "command -v fio"], capture_output=True).returncode != 0,
+    reason="fio is not installed",
+)
+def test_real_fio_replays_the_write_iolog_at_its_times(tmp_path):
+    log = tmp_path / "j.iolog"
+    job = tmp_path / "j.fio"
+    job.write_text(
+        f"[j]\nrw=randrw\nbs=4k\nnumber_ios=500\nrate_iops=2000\nfsync=50\nwrite_iolog={log}\n"
+    )
+    ours = run_jobfile(job, device="tiny-test")["jobs"][0]
+    r = subprocess.run(
+        ["fio", "--name=r", "--ioengine=null", f"--read_iolog={log}", "--output-format=json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    theirs = json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]
+    for d in ("read", "write", "sync"):
+        assert theirs[d]["total_ios"] == ours[d]["total_ios"], d
+    # 500 I/Os at 2000 IOPS: 250 ms in both (fio sleeps to the logged microseconds;
+    # 252 ms on an idle machine, later when it is loaded, never sooner).
+    assert ours["job_runtime"] - 5 <= theirs["job_runtime"] <= 3 * ours["job_runtime"]
+
+
+def test_fsync_and_end_fsync_issue_flushes_that_wait_for_nand(tmp_path):
+    # tiny-test: a stripe holds 8 x 4 KiB, tPROG is 600 us. Every 5 sequential writes a
+    # flush pads the open stripe and waits for its program. As fio: a flush before the
+    # 6th, 11th, ... 36th write, none after the last; end_fsync's is not in `sync`.
+    log = tmp_path / "f.iolog"
+    job = tmp_path / "f.fio"
+    job.write_text(
+        f"[j]\nrw=write\nbs=4k\nnumber_ios=40\nfsync=5\nend_fsync=1\nwrite_iolog={log}\n"
+    )
+    assert "a flush every 5 writes, a flush at the end" in load_jobfile(job).jobs[0].describe()
+    j = run_jobfile(job, device="tiny-test")["jobs"][0]
+    assert j["sync"]["total_ios"] == 7
+    assert j["sync"]["lat_ns"]["min"] >= 600_000
+    ops = [ln.split()[2] for ln in log.read_text().splitlines()[3:-1]]
+    assert ops.count("sync") == 8 and ops[-1] == "sync" and ops[5] == "sync"
+    job.write_text("[j]\nrw=write\nbs=4k\nnumber_ios=40\nend_fsync\n")
+    assert run_jobfile(job, device="tiny-test")["jobs"][0]["sync"]["total_ios"] == 0
+    job.write_text("[j]\nrw=write\nbs=4k\nnumber_ios=40\n")
+    assert run_jobfile(job, device="tiny-test")["jobs"][0]["sync"]["total_ios"] == 0
+    assert "fsync" not in load_jobfile(job).not_simulated
+
+
+def test_verify_reads_back_what_the_job_wrote(tmp_path):
+    log = tmp_path / "v.iolog"
+    job = tmp_path / "v.fio"
+    job.write_text(
+        f"[j]\nrw=randwrite\nbs=4k\nsize=1m\niodepth=4\nverify=crc32c\nwrite_iolog={log}\n"
+    )
+    doc = run_jobfile(job, device="tiny-test")
+    j = doc["jobs"][0]
+    rows = [ln.split() for ln in log.read_text().splitlines()[3:-1]]
+    writes = [int(r[3]) for r in rows if r[2] == "write"]
+    reads = [int(r[3]) for r in rows if r[2] == "read"]
+    assert j["write"]["total_ios"] == len(writes) == 256  # size=1m in 4 KiB blocks
+    # Each block written, read back once, by offset, after every write.
+    assert reads == sorted(set(writes)) and j["read"]["total_ios"] == len(reads)
+    assert rows.index(next(r for r in rows if r[2] == "read")) == len(writes)
+    assert doc["ssdlab"]["oracle"]["mismatches"] == 0
+    job.write_text("[j]\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\ndo_verify=0\n")
+    assert run_jobfile(job, device="tiny-test")["jobs"][0]["read"]["total_ios"] == 0
+    job.write_text("[j]\nrw=write\nbs=4k\nsize=1m\nverify=md5\ntime_based\nruntime=1\n")
+    j = run_jobfile(job, device="tiny-test")["jobs"][0]
+    assert j["read"]["total_ios"] == 0  # the runtime is used up: no time left to verify
+
+
+def test_rate_iops_min_ends_the_job_after_a_cycle_below_it(tmp_path, capsys):
+    # Paced at 1000 IOPS with a minimum of 1500: checked from 2 s, every ratecycle (1 s):
+    # the first cycle below it ends at 3 s, and the job with it (error 5, as fio).
+    job = tmp_path / "r.fio"
+    job.write_text(
+        "[j]\nrw=randread\nrate_iops=1000\nrate_iops_min=1500\ntime_based\nruntime=10\n"
+    )
+    doc = run_jobfile(job, device="tiny-test")
+    j = doc["jobs"][0]
+    assert j["error"] == 5 and j["job_runtime"] == 3000
+    assert abs(j["read"]["total_ios"] - 3000) <= 2
+    assert doc["ssdlab"]["rate_min_not_met"] == ["j"]
+    assert "j: rate_iops_min=1500 not met, got 1000 IOPS" in capsys.readouterr().err
+    job.write_text(
+        "[j]\nrw=randread\nrate_iops=1000\nrate_min=1m\nratecycle=2000\ntime_based\n"
+        "runtime=10\n"
+    )
+    j = run_jobfile(job, device="tiny-test")["jobs"][0]  # 4 MB/s meets 1 MiB/s
+    assert j["error"] == 0 and j["job_runtime"] == 10_000
+
+
+def test_exitall_ends_every_job_when_the_first_ends(tmp_path):
+    job = tmp_path / "x.fio"
+    job.write_text(
+        "[global]\nexitall\nrate_iops=1000\n[a]\nrw=randread\nnumber_ios=500\n"
+        "[b]\nrw=randread\ntime_based\nruntime=5\n[c]\nstonewall\nrw=randwrite\n"
+        "number_ios=100\n"
+    )
+    doc = run_jobfile(job, device="tiny-test")
+    a, b, c = doc["jobs"]
+    assert abs(a["job_runtime"] - 500) <= 1 and abs(b["job_runtime"] - a["job_runtime"]) <= 1
+    assert c["write"]["total_ios"] == 0 and c["job_runtime"] == 0
+    assert doc["ssdlab"]["exitall_not_started"] == ["c"]
+
+
+def test_latency_run_keeps_the_job_at_the_depth_found(tmp_path):
+    job = tmp_path / "lt.fio"
+    base = (
+        "[j]\nrw=randread\niodepth=8\ntime_based\nruntime=2\nlatency_target=1s\n"
+        "latency_window=200ms\n"
+    )
+    job.write_text(base)
+    ends = run_jobfile(job, device="tiny-test")["jobs"][0]
+    job.write_text(base + "latency_run=1\n")
+    runs = run_jobfile(job, device="tiny-test")["jobs"][0]
+    assert ends["latency_depth"] == runs["latency_depth"] == 8
+    assert ends["job_runtime"] == 200 and runs["job_runtime"] == 2000
 
 
 def test_steady_state_stops_the_job_and_reports_fios_keys(tmp_path):
@@ -417,7 +552,9 @@ def test_flow_keeps_the_ratio_of_weights(tmp_path):
 
 def test_rate_min_and_verify_are_reported(tmp_path):
     job = tmp_path / "rm.fio"
-    job.write_text("[j]\nrw=randwrite\nnumber_ios=500\nrate_min=100g\nverify=crc32c\n")
+    job.write_text(
+        "[j]\nrw=randwrite\nnumber_ios=1000\nrate_min=100g\nverify=crc32c\nrate_iops=200\n"
+    )
     jf = load_jobfile(job)
     assert jf.verify and any("verify=crc32c: mapped" in w for w in jf.warnings)
     doc = run_jobfile(job, device="tiny-test")
@@ -441,7 +578,10 @@ def test_rate_min_and_verify_are_reported(tmp_path):
         ("[j]\nflow_watermark=1\n", "t.fio:2: flow_watermark: fio's flow_watermark"),
         ("[j]\nfdp=1\n", "t.fio:2: fdp: flexible data placement"),
         ("[j]\nioengine=frob\n", "t.fio:2: ioengine=frob: unknown I/O engine (block engines:"),
-        ("[j]\nramp_time=1\nruntime=5\nwrite_iolog=x\n", "t.fio:4: write_iolog: not with ramp"),
+        ("[j]\nrate_iops_min=\n", "t.fio:2: rate_iops_min=: needs a value"),
+        ("[j]\nratecycle=0\n", "t.fio:2: ratecycle=0"),
+        ("[j]\nfsync=x\n", "t.fio:2: fsync=x"),
+        ("[j]\nread_iolog=/dev/null\nend_fsync=1\n", "t.fio:3: end_fsync: not with read_iolog"),
     ],
 )
 def test_new_options_give_clear_errors(text, want):

@@ -20,6 +20,7 @@ IHAVEOPT = 0x49484156454F5054
 OPT_GO = 7
 CMD_READ, CMD_WRITE, CMD_FLUSH, CMD_TRIM, CMD_WRITE_ZEROES = 0, 1, 3, 4, 6
 NO_HOLE = 2
+FUA = 1
 EINVAL = 22
 
 has_fio = (
@@ -71,7 +72,7 @@ class Client:
             _, _, kind, n = struct.unpack(">QIII", self._recv(20))
             body = self._recv(n)
             if kind == 3 and struct.unpack(">H", body[:2])[0] == 0:
-                self.size = struct.unpack(">Q", body[2:10])[0]
+                self.size, self.flags = struct.unpack(">QH", body[2:12])
             elif kind == 1:
                 break
             else:
@@ -138,6 +139,40 @@ def test_data_round_trips_and_bad_requests_get_errors(tmp_path):
     assert stats["read"]["total_ios"] == 11  # the refused read never reached the drive
     assert stats["write"]["total_ios"] == 10
     assert "late_pct" in s and "worst lateness" in err
+
+
+def test_flush_and_fua_wait_until_the_data_is_programmed(tmp_path):
+    # tiny-test: tPROG = 600 us, stripes of 8 x 4 KiB. A 4 KiB write is acknowledged
+    # from the write buffer; a flush pads its stripe and replies once it is programmed,
+    # a FUA write likewise. At time scale 1 that is at least 600 us of wall time.
+    srv = Server(tmp_path, "tiny-test", "--state", "full")
+    try:
+        c = Client(srv.sock)
+        assert c.flags & (1 << 3), "NBD_FLAG_SEND_FUA is advertised"
+
+        def timed(*args, flags=0):
+            t = time.perf_counter_ns()
+            c.send(*args, flags=flags)
+            assert c.reply()[1] == 0
+            return time.perf_counter_ns() - t
+
+        data = os.urandom(4096)
+        timed(CMD_WRITE, 0, 4096, data)
+        flush = timed(CMD_FLUSH, 0, 0)
+        fua = timed(CMD_WRITE, 8192, 4096, data, flags=FUA)
+        empty = timed(CMD_FLUSH, 0, 0)  # nothing buffered now: a command's overhead
+        assert c.call(CMD_READ, 8192, 4096) == (0, data)
+    finally:
+        stats, _ = srv.stop()
+    assert flush >= 600_000 and fua >= 600_000, (flush, fua)
+    assert stats["serve"]["fua_writes"] == 1
+    sync = stats["jobs"][0]["sync"]
+    assert sync["total_ios"] == 3  # two flushes, and the FUA write's
+    assert sync["lat_ns"]["min"] < 20_000 < 600_000 <= sync["lat_ns"]["max"], sync
+    print(
+        f"flush after a 4 KiB write {flush / 1e3:.0f} us, FUA write {fua / 1e3:.0f} us, "
+        f"flush of nothing {empty / 1e3:.0f} us wall; simulated {sync['lat_ns']}"
+    )
 
 
 def test_write_zeroes_is_a_deallocate_unless_no_hole(tmp_path):
@@ -272,24 +307,27 @@ def test_fio_matches_ssdlab_fio_on_the_same_job(tmp_path, iodepth):
     # Slowed 100 times, so that the host's own time per request (the socket, libnbd,
     # fio, scheduling on a shared machine: ~10-200 us of wall time) is a few percent of
     # a 70 us read; a reply counts as late past 2 simulated us.
+    # One job file, run both ways: fio's nbd engine against `ssdlab serve`, and `ssdlab
+    # fio` (ioengine=nbd and uri have no effect there: it simulates the drive itself).
     scale = 100
-    body = (
-        f"[global]\nrw=randread\nbs=4k\nsize=1g\nnumber_ios=600\n[qd{iodepth}]\niodepth={iodepth}\n"
+    sock = tmp_path / "nbd.sock"
+    job = tmp_path / "job.fio"
+    job.write_text(
+        f"[global]\nioengine=nbd\nuri=nbd+unix:///?socket={sock}\nrw=randread\nbs=4k\n"
+        f"size=1g\nnumber_ios=600\n[qd{iodepth}]\niodepth={iodepth}\n"
     )
-    sim_job = tmp_path / "sim.fio"
-    sim_job.write_text(body)
     sim = subprocess.run(
-        [sys.executable, "-m", "ssdlab", "fio", str(sim_job), "--output-format=json"],
+        [sys.executable, "-m", "ssdlab", "fio", str(job), "--output-format=json"],
         capture_output=True,
         text=True,
         check=True,
     )
+    assert "uri: no effect" in sim.stderr
     want = json.loads(sim.stdout)["jobs"][0]["read"]
     srv = Server(tmp_path, "client-tlc-dram", "--time-scale", str(scale), "--late-us", "200")
-    real_job = tmp_path / "real.fio"
-    real_job.write_text(f"[global]\nioengine=nbd\nuri={srv.uri}\n" + body)
+    assert srv.sock == str(sock)
     try:
-        got = _fio(real_job)["jobs"][0]["read"]
+        got = _fio(job)["jobs"][0]["read"]
     finally:
         stats, _ = srv.stop()
     assert got["total_ios"] == want["total_ios"] == 600
@@ -305,3 +343,32 @@ def test_fio_matches_ssdlab_fio_on_the_same_job(tmp_path, iodepth):
         pytest.skip(f"the machine did not hold the time: late_pct {late:.2f} % (needs < 1 %)")
     assert abs(iops / want["iops"] - 1) < 0.10, (iops, want["iops"])
     assert abs(lat / want["lat_ns"]["mean"] - 1) < 0.10, (lat, want["lat_ns"]["mean"])
+
+
+@needs_fio
+def test_fio_fsync_reaches_the_server_as_flushes_as_ssdlab_fio_simulates(tmp_path):
+    # One job file both ways: fio's syncs become NBD flushes that wait for the drive's
+    # programs; `ssdlab fio` issues and counts them as fio does (end_fsync's uncounted).
+    sock = tmp_path / "nbd.sock"
+    job = tmp_path / "fsync.fio"
+    job.write_text(
+        f"[global]\nioengine=nbd\nuri=nbd+unix:///?socket={sock}\nrw=write\nbs=4k\n"
+        "size=1m\nfsync=8\nend_fsync=1\n[f]\n"
+    )
+    sim = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "fio", str(job), "--device", "tiny-test",
+         "--output-format=json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    want = json.loads(sim.stdout)["jobs"][0]
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        got = _fio(job)["jobs"][0]
+    finally:
+        stats, _ = srv.stop()
+    assert got["write"]["total_ios"] == want["write"]["total_ios"] == 256
+    assert got["sync"]["total_ios"] == want["sync"]["total_ios"] == 31
+    assert stats["serve"]["requests"]["flush"] == 32
+    # A flush after 8 x 4 KiB: its stripe is programmed first (tPROG 600 us).
+    assert stats["jobs"][0]["sync"]["lat_ns"]["mean"] > 500_000
+    assert want["sync"]["lat_ns"]["min"] >= 600_000

@@ -227,6 +227,20 @@ fn bad_fio_values_are_clear_errors() {
         let e = load_workload(j, &[], CAP).unwrap_err().to_string();
         assert!(e.contains(want), "{j}: {e}");
     }
+    // A replay issues its trace's requests only: no flushes or verify pass of its own.
+    let trace = std::env::temp_dir().join(format!("ssdlab-wf-{}.iolog", std::process::id()));
+    std::fs::write(
+        &trace,
+        "fio version 2 iolog\nf add\nf open\nf write 0 4096\n",
+    )
+    .unwrap();
+    let j = format!(
+        r#"{{"end_fsync":true,"trace":{{"path":"{}"}}}}"#,
+        trace.display()
+    );
+    let e = load_workload(&j, &[], CAP).unwrap_err().to_string();
+    let _ = std::fs::remove_file(&trace);
+    assert!(e.contains("not with a trace replay"), "{e}");
     let e = load_jobs(
         r#"{"jobs":[{"rw":"read"},{"name":"b","iodepth":0}]}"#,
         &[],
@@ -257,4 +271,42 @@ fn percentage_random_mixes_random_and_sequential_offsets() {
     assert!(none > 0.999, "{none}");
     assert!((thirty - 0.7).abs() < 0.02, "{thirty}");
     assert!(load_workload(r#"{"percentage_random":101}"#, &[], CAP).is_err());
+}
+
+#[test]
+fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
+    // tiny-test, QD1 sequential 4 KiB writes: a stripe is 8 units, so 5 writes sit in
+    // the buffer's open stripe until a flush pads it; each flush waits one tPROG
+    // (600 us) and no write is issued meanwhile. As in fio: a flush before the 6th,
+    // 11th, ... 36th write (7), then end_fsync's, which fio leaves out of `sync`.
+    let plain = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m"}"#,
+        DriveState::Full,
+    );
+    let synced = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","fsync":5,"end_fsync":true}"#,
+        DriveState::Full,
+    );
+    assert!(plain["jobs"][0].get("sync").is_none());
+    let sync = &synced["jobs"][0]["sync"];
+    assert_eq!(sync["total_ios"], 7, "{sync}");
+    assert!(f(&sync["lat_ns"]["min"]) >= 600_000.0, "{sync}");
+    assert_eq!(synced["write"]["total_ios"], 40);
+    let rt = |r: &serde_json::Value| f(&r["jobs"][0]["job_runtime"]);
+    assert!(
+        rt(&synced) >= rt(&plain) + 8.0 * 0.6,
+        "{} vs {} ms",
+        rt(&synced),
+        rt(&plain)
+    );
+    // end_fsync alone: one flush after the last write (40 units: the fifth stripe is
+    // open until it), not counted.
+    let end = run(
+        r#"{"rw":"write","bs":"4k","number_ios":40,"size":"1m","end_fsync":true,"log_ios":true}"#,
+        DriveState::Full,
+    );
+    assert!(end["jobs"][0].get("sync").is_none());
+    let log = end["jobs"][0]["iolog"].as_array().unwrap();
+    assert_eq!(log.len(), 41);
+    assert_eq!(log[40][1], 3, "the last command is the flush");
 }

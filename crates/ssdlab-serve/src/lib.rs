@@ -11,7 +11,9 @@
 //! sectors (trims rounded in); a write is stored when received; write zeroes with
 //! NBD_CMD_FLAG_NO_HOLE is a write to the model, without it a deallocate; the time
 //! to parse and copy data is the host's, not the drive's. A reply sent more than
-//! `late_tolerance_ns` after its due time counts as late.
+//! `late_tolerance_ns` after its due time counts as late. A flush and a write with
+//! NBD_CMD_FLAG_FUA complete once the data is on NAND in simulated time (the
+//! session's NVMe Flush, `ssdlab_core::AsyncSession::submit_flush`).
 
 mod nbd;
 mod signals;
@@ -286,6 +288,8 @@ struct Server {
     late: Lateness,
     tolerance_ns: u64,
     requests: [u64; 7],
+    /// Writes (and write zeroes) with NBD_CMD_FLAG_FUA.
+    fua_writes: u64,
     errors: u64,
     connections: u64,
 }
@@ -359,9 +363,15 @@ impl Server {
         let submitted: Option<Result<u64, String>> = match r.kind {
             nbd::CMD_FLUSH => Some(Ok(self.sess.submit_flush())),
             nbd::CMD_READ => Some(self.sess.submit(OpKind::Read, lo_out, hi_out - lo_out)),
-            nbd::CMD_WRITE => Some(self.sess.submit(OpKind::Write, lo_out, hi_out - lo_out)),
-            nbd::CMD_WRITE_ZEROES if r.flags & nbd::CMD_FLAG_NO_HOLE != 0 => {
-                Some(self.sess.submit(OpKind::Write, lo_out, hi_out - lo_out))
+            nbd::CMD_WRITE | nbd::CMD_WRITE_ZEROES
+                if r.kind == nbd::CMD_WRITE || r.flags & nbd::CMD_FLAG_NO_HOLE != 0 =>
+            {
+                if r.flags & nbd::CMD_FLAG_FUA != 0 {
+                    self.fua_writes += 1;
+                    Some(self.sess.submit_fua_write(lo_out, hi_out - lo_out))
+                } else {
+                    Some(self.sess.submit(OpKind::Write, lo_out, hi_out - lo_out))
+                }
             }
             _ if hi_in > lo_in => Some(self.sess.submit(OpKind::Trim, lo_in, hi_in - lo_in)),
             _ => None, // a trim of less than a sector: nothing for the drive to do
@@ -485,6 +495,7 @@ impl Server {
         }
         let mut s = self.late.json(self.tolerance_ns);
         s["requests"] = Value::Object(counts);
+        s["fua_writes"] = json!(self.fua_writes);
         s["error_replies"] = json!(self.errors);
         s["connections"] = json!(self.connections);
         s["time_scale"] = json!(self.clock.scale);
@@ -551,6 +562,7 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
         late: Lateness::default(),
         tolerance_ns: opts.late_tolerance_ns,
         requests: [0; 7],
+        fua_writes: 0,
         errors: 0,
         connections: 0,
     };

@@ -30,8 +30,8 @@ const REP_ERR_INVALID: u32 = 0x8000_0003;
 const INFO_EXPORT: u16 = 0;
 const INFO_BLOCK_SIZE: u16 = 3;
 
-// Transmission flags: has flags, flush, trim, write zeroes, multi-connection safe.
-const TRANSMISSION_FLAGS: u16 = 1 | (1 << 2) | (1 << 5) | (1 << 6) | (1 << 8);
+// Transmission flags: has flags, flush, FUA, trim, write zeroes, multi-connection safe.
+const TRANSMISSION_FLAGS: u16 = 1 | (1 << 2) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 8);
 
 pub const CMD_READ: u16 = 0;
 pub const CMD_WRITE: u16 = 1;
@@ -39,6 +39,8 @@ pub const CMD_DISC: u16 = 2;
 pub const CMD_FLUSH: u16 = 3;
 pub const CMD_TRIM: u16 = 4;
 pub const CMD_WRITE_ZEROES: u16 = 6;
+/// Force Unit Access: reply once the data is on stable storage.
+pub const CMD_FLAG_FUA: u16 = 1;
 /// Write zeroes: the client wants the range allocated, not a hole.
 pub const CMD_FLAG_NO_HOLE: u16 = 1 << 1;
 

@@ -104,7 +104,7 @@ def simulate_jobfile(
     max_memory: int | None = None,
 ) -> tuple[Any, Any]:
     """Run a resolved job file (with its multi-run options: latency_target, flow, ss,
-    write_iolog, rate_min) and return (the simulation, the final Report); `fio_doc`
+    write_iolog, rate_min, exitall) and return (the simulation, the final Report); `fio_doc`
     makes fio's JSON document of the simulation."""
     from ssdlab import api
     from ssdlab.fio.simulate import simulate

@@ -71,8 +71,8 @@ _LOG = "logging or reporting switch; ssdlab reports its own statistics"
 _ERR = "I/O error handling; the simulated drive returns no errors"
 _RAND = "host random number choice; ssdlab's offsets come from its own seeded generator"
 _SYNC = (
-    "flush/sync calls; the model's host has no page cache and the workload generator "
-    "issues no Flush commands"
+    "O_SYNC on buffered writes; the model's host has no page cache (fsync=N and end_fsync "
+    "issue Flush commands)"
 )
 _PI = "end-to-end protection information; metadata is not transferred in the model"
 _TIMING = "host timing detail; the model has no host-side clock or CPU"
@@ -86,6 +86,8 @@ NO_EFFECT: dict[str, str] = {
     ), _FILES),
     "filename": "a single drive is the target; with a system file (docs/nvmeof.md) it "
     "names the job's drives",
+    "uri": "the NBD server's address (ioengine=nbd, libblkio); ssdlab fio simulates the drive "
+    "itself, so the same file also runs in fio against ssdlab serve",
     "direct": "host page cache; every simulated I/O reaches the drive, as with direct=1",
     "buffered": "host page cache; every simulated I/O reaches the drive, as with direct=1",
     **dict.fromkeys((
@@ -119,9 +121,7 @@ NO_EFFECT: dict[str, str] = {
     ), _LOG),
     **dict.fromkeys(("continue_on_error", "ignore_error", "error_dump", "skip_bad"), _ERR),
     **dict.fromkeys(("randrepeat", "random_generator", "norandommap"), _RAND),
-    **dict.fromkeys(
-        ("fsync", "fdatasync", "sync", "end_fsync", "fsync_on_close"), _SYNC
-    ),
+    **dict.fromkeys(("sync",), _SYNC),
     **dict.fromkeys(("pi_act", "pi_chk", "apptag", "apptag_mask", "md_per_io_size"), _PI),
     **dict.fromkeys(
         ("gtod_reduce", "clocksource", "thinktime_spin", "grace_time", "cpumode", "cpuload"),
@@ -129,12 +129,11 @@ NO_EFFECT: dict[str, str] = {
     ),
     "readfua": "Force Unit Access reads; the model's reads always come from NAND or its caches "
     "as they would",
-    "writefua": "Force Unit Access writes; the model acknowledges writes from its write "
-    "buffer (FUA is not modelled)",
+    "writefua": "Force Unit Access writes; a job's writes are acknowledged from the write "
+    "buffer (fsync=1 flushes after each; ssdlab serve honours NBD's FUA flag)",
     "flow_sleep": "flow control's retry wait; ssdlab paces flow groups by rate instead",
     "atomic": "atomic writes; simulated writes are never torn",
     "num_range": "ranges per trim command; the model trims each range as one command",
-    "exitall": "ends all jobs when one finishes; ssdlab runs every job to its own end",
     "exit_what": "ends jobs when one finishes; ssdlab runs every job to its own end",
     "blockalign": "offset alignment; ssdlab aligns offsets to the job's smallest block size",
     "ba": "offset alignment; ssdlab aligns offsets to the job's smallest block size",
@@ -178,15 +177,29 @@ SIMULATED: dict[str, str] = {
     "rate_iops": "open-loop submission rate",
     "rate": "submission rate in bytes/s (each I/O's gap is its length at the rate)",
     "rate_process": "linear (even gaps) or poisson (exponential gaps)",
-    "rate_min": "checked after the run: a job below it is marked as failed (error 5, as fio)",
+    "rate_min": "per direction, bytes/s: a job whose rate over a ratecycle (after 2 s) falls "
+    "below it ends there with error 5, as in fio",
     "ratemin": "as rate_min",
+    "rate_iops_min": "per direction, I/Os per second: as rate_min",
+    "ratecycle": "the window rate_min and rate_iops_min are checked over (ms, default 1000)",
+    "exitall": "when one job ends, every other job ends; later phases do not run",
+    "latency_run": "with latency_target: 1 runs the job to its end at the depth found; 0 (fio's "
+    "default) ends it after the search",
     "read_iolog": "replays the I/O log",
     "replay_no_stall": "replays the log as fast as the drive allows",
     "replay_time_scale": "replays the log's timing scaled",
-    "write_iolog": "writes the simulated run's I/Os as a fio iolog v2 file",
+    "write_iolog": "writes the I/Os each clone issued, with their simulated issue times, as a "
+    "fio iolog v3 file",
     "fill_device": "size = the rest of the drive from offset; the job writes it once",
-    "verify": "turns on the model's read-after-write oracle (any method but 0/null)",
-    "do_verify": "do_verify=0 turns verify off",
+    "fsync": "an NVMe Flush after every N writes, once the job's I/Os in flight have "
+    "completed; it completes when the buffered data is programmed",
+    "fdatasync": "as fsync",
+    "write_barrier": "as fsync (a flush after every N-th write)",
+    "end_fsync": "an NVMe Flush when the job's I/O is done; the job ends when it completes",
+    "fsync_on_close": "as end_fsync (the job's one file, the drive, closes at its end)",
+    "verify": "fio's read-back pass after a job's writes, checked by the model's "
+    "read-after-write oracle (any method but 0/null)",
+    "do_verify": "do_verify=0 turns verify (and its read-back pass) off",
     "flow": "jobs sharing a flow_id are paced in the ratio of their weights (from a first "
     "run's rates)",
     "flow_id": "the flow group (default 0)",
@@ -282,7 +295,13 @@ class Job:
     capped: bool = False
     time_based: bool = False
     verify: bool = False
-    rate_min: int = 0  # bytes/s, checked after the run
+    # Per direction ("read", "write", "trim"): bytes/s and I/Os per second; checked
+    # every ratecycle ms once the job has run 2 s.
+    rate_min: dict[str, int] = field(default_factory=dict)
+    rate_iops_min: dict[str, int] = field(default_factory=dict)
+    ratecycle_ms: int = 1000
+    exitall: bool = False
+    latency_run: bool = False
     ss: dict[str, Any] | None = None  # steady-state detection: kind, limit, pct, dur, ramp
     latency_target: dict[str, Any] | None = None  # target_ns, window_ns, percentile
     write_iolog: str | None = None
@@ -308,10 +327,20 @@ class Job:
         if not stops or s.get("_io_size_is_size"):
             stops.insert(0, "its span once")
         ramp = f", ramp {int(s['ramp_time'][:-2]) / 1e9:g} s" if "ramp_time" in s else ""
+        extra = "".join(
+            text
+            for key, text in (
+                ("fsync", f", a flush every {s.get('fsync')} writes"),
+                ("end_fsync", ", a flush at the end"),
+                ("verify_readback", ", then reads back what it wrote"),
+            )
+            if s.get(key)
+        )
         return (
             f"{head}: {s.get('rw', 'read')} {bs} QD{s.get('iodepth', 1)}, "
             + " or ".join(stops)
             + ramp
+            + extra
         )
 
 
@@ -335,6 +364,10 @@ class JobFile:
     @property
     def verify(self) -> bool:
         return any(j.verify for j in self.jobs)
+
+    @property
+    def exitall(self) -> bool:
+        return any(j.exitall for j in self.jobs)
 
 
 def _bs_list(v: str, where: str, name: str, kb: int) -> list[int]:
@@ -460,7 +493,11 @@ def _job(
     gr = False
     pct_list = None
     fill = False
-    rate_min = 0
+    rate_min: dict[str, int] = {}
+    rate_iops_min: dict[str, int] = {}
+    ratecycle = 1000
+    exitall = latency_run = False
+    sync_where = None
     verify = False
     do_verify = True
     verify_cmd = False
@@ -556,6 +593,7 @@ def _job(
             continue
         if v is None and n not in (
             "time_based", "stonewall", "wait_for_previous", "new_group", "norandommap",
+            "end_fsync", "fsync_on_close", "exitall", "latency_run",
         ):  # fmt: skip
             raise JobFileError(f"{w}: {n}: needs a value ({n}=...)")
         if n in ("name",):
@@ -630,18 +668,46 @@ def _job(
             if v.strip() not in ("linear", "poisson"):
                 raise JobFileError(f"{w}: rate_process={v}: allowed: linear, poisson")
             spec["rate_process"] = v.strip()
-        elif n in ("rate_min", "ratemin"):
-            vals = [parse_size(x, w, n, kb) for x in v.split(",") if x.strip()]
-            rate_min = max(vals) if vals else 0
+        elif n in ("rate_min", "ratemin", "rate_iops_min"):
+            # fio: one value is every direction's; read,write[,trim] otherwise.
+            parts = v.split(",")
+            if len(parts) == 1:
+                parts = [parts[0], parts[0]]
+            vals = {}
+            for d, x in zip(("read", "write", "trim"), parts):
+                if x.strip():
+                    vals[d] = (
+                        parse_int(x, w, n) if n == "rate_iops_min" else parse_size(x, w, n, kb)
+                    )
+            _need_values(list(vals.values()), w, n, v, "a rate, e.g. 10m or 10m,5m")
+            if n == "rate_iops_min":
+                rate_iops_min = {d: x for d, x in vals.items() if x}
+            else:
+                rate_min = {d: x for d, x in vals.items() if x}
+        elif n == "ratecycle":
+            ratecycle = parse_int(v, w, n, 1, 1 << 31)
+        elif n == "exitall":
+            exitall = parse_bool(v, w, n)
+        elif n == "latency_run":
+            latency_run = parse_bool(v, w, n)
         elif n == "verify":
             verify = v.strip().lower() not in ("0", "null", "")
             if verify:
                 warnings.setdefault(
                     "verify",
                     f"{w}: verify={v.strip()}: mapped to ssdlab's read-after-write oracle, which "
-                    "checks every read of the run; fio's read-back pass after the writes is "
-                    "not issued",
+                    "checks every read of the run (fio's read-back pass after a job's writes "
+                    "is simulated; the verify method itself is not)",
                 )
+        elif n in ("fsync", "fdatasync", "write_barrier"):
+            every = parse_int(v, w, n, 0, 1 << 32)
+            if every:
+                spec["fsync"] = min(every, spec.get("fsync", every))
+                sync_where = f"{w}: {n}"
+        elif n in ("end_fsync", "fsync_on_close"):
+            if parse_bool(v, w, n):
+                spec["end_fsync"] = True
+                sync_where = f"{w}: {n}"
         elif n == "do_verify":
             do_verify = parse_bool(v, w, n)
         elif n in ("steadystate", "ss"):
@@ -776,11 +842,13 @@ def _job(
             raise JobFileError(
                 f"{iolog_where}: write_iolog: not with read_iolog (the log replayed is the log)"
             )
-        if "ramp_time" in spec:
-            raise Unsupported(
-                f"{iolog_where}: write_iolog: not with ramp_time (the I/Os of the ramp are "
-                "not counted, so the log cannot be cut where the run was)"
-            )
+        spec["log_ios"] = True
+    if verify and do_verify and "write" in spec.get("rw", "read") and "_trace" not in spec:
+        spec["verify_readback"] = True  # fio reads back what the job wrote
+    if "_trace" in spec and ("fsync" in spec or "end_fsync" in spec):
+        raise JobFileError(
+            f"{sync_where}: not with read_iolog (the replay issues the log's requests only)"
+        )
     if size is not None:
         spec["_size"] = size
     if not time_based and "runtime" in spec and "io_size" not in spec and "number_ios" not in spec:
@@ -801,6 +869,10 @@ def _job(
         time_based=time_based,
         verify=verify and do_verify,
         rate_min=rate_min,
+        rate_iops_min=rate_iops_min,
+        ratecycle_ms=ratecycle,
+        exitall=exitall,
+        latency_run=latency_run,
         ss=ss_job,
         latency_target=lt or None,
         write_iolog=iolog_out,

@@ -90,7 +90,9 @@ def _job(r: dict, name: str, group: int, opts: dict, depth: int, plus: bool, pct
     }
     for dname in DIRS:
         j[dname] = _direction(r[dname], plus, pcts)
-    j["sync"] = {"total_ios": 0, "lat_ns": _moments({})}
+    sync = r.get("sync", {})
+    j["sync"] = {"total_ios": int(sync.get("total_ios", 0)),
+                 "lat_ns": _moments(sync.get("lat_ns", {}))}  # fmt: skip
     j["job_runtime"] = rt_ms
     j.update({"usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 0, "majf": 0, "minf": 0})
     j["iodepth_level"] = r["iodepth_level"]
@@ -254,6 +256,9 @@ def to_normal(doc: dict, jobfile) -> str:
                 f"avg={x['iops_mean']:.2f}, "
                 f"stdev={x['iops_stddev']:.2f}, samples={x['iops_samples']}"
             )
+        if j["sync"]["total_ios"]:
+            out.append("  fsync/fdatasync/sync_file_range:")
+            out.append(_lat_line("sync", j["sync"]["lat_ns"]))
         for unit, key in (("usec", "latency_us"), ("msec", "latency_ms")):
             parts = [f"{k}={v:.2f}%" for k, v in j[key].items() if v >= 0.01]
             if parts:
@@ -266,7 +271,8 @@ def to_normal(doc: dict, jobfile) -> str:
             "  IO depths    : " + ", ".join(f"{k}={v:.1f}%" for k, v in j["iodepth_level"].items())
         )
         tot = ",".join(str(j[d]["total_ios"]) for d in DIRS)
-        out.append(f"     issued rwts: total={tot},0 short=0,0,0,0 dropped=0,0,0,0")
+        tot += f",{j['sync']['total_ios']}"
+        out.append(f"     issued rwts: total={tot} short=0,0,0,0 dropped=0,0,0,0")
         out.append(
             f"     latency   : target=0, window=0, percentile=100.00%, depth={j['latency_depth']}"
         )

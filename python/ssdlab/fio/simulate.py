@@ -5,7 +5,8 @@ work on a run's results.
   then bisection) for the highest depth whose completion-latency percentile
   (``latency_percentile``, default 100) stays at or below the target, each depth run for
   ``latency_window`` (or the job's own bound); the job then runs at that depth, reported
-  as fio's ``latency_depth``.
+  as fio's ``latency_depth`` (for one window: fio ends the job after the search, unless
+  ``latency_run=1``).
 - ``flow``: jobs of one phase sharing a ``flow_id`` are kept in the ratio of their
   weights: a first run measures each job's I/O rate; the jobs are then paced
   (``rate_iops``) at weight times the slowest job's rate per weight, and run again.
@@ -13,10 +14,13 @@ work on a run's results.
   phase's) I/O rate in 1 s samples after ``ss_ramp``, the first second at which the
   last ``ss_dur`` seconds meet the criterion; the job is then run again stopping there,
   as fio stops it, and fio's ``steadystate`` JSON object is filled in.
-- ``rate_min``: checked on the final run (a job below it is reported on stderr and in
-  ``ssdlab.rate_min_not_met``).
-- ``write_iolog``: the I/Os each clone issued, in order, as a fio iolog (version 2:
-  offsets, lengths and directions, no timing).
+- ``rate_min`` / ``rate_iops_min``: as fio checks them, from 2 s after the job starts,
+  over each ``ratecycle``; the first cycle below the minimum ends the job there (run again
+  stopping there), with fio's message and error 5.
+- ``exitall``: when the first job ends, the others end then (run again stopping there) and
+  later phases never start (reported with no I/O).
+- ``write_iolog``: the commands each clone issued, with their simulated issue times, as
+  a fio iolog version 3 (microseconds since the job started; flushes as ``sync``).
 
 Every run is deterministic (same seed, same I/O), so a rerun repeats the first run up to
 the point where it now stops.
@@ -24,7 +28,6 @@ the point where it now stops.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from typing import Any, Callable
@@ -60,58 +63,179 @@ def simulate(
     for ji, job in enumerate(jf.jobs):
         if job.latency_target:
             depth = _latency_search(owned, ji, job, run, verify)
+            lt = job.latency_target
             for k, (o, s) in enumerate(owned):
                 if o == ji:
-                    owned[k] = (o, dict(s, iodepth=depth))
+                    s = dict(s, iodepth=depth)
+                    if not job.latency_run and lt["window_ns"]:
+                        # fio ends the job once the depth is found: its last window.
+                        s = _cut(s, lt["window_ns"] + _ns(s.get("ramp_time", "0ns")))
+                    owned[k] = (o, s)
             notes.setdefault("latency_depth", {})[ji] = depth
     # -- flow: pace the jobs of a flow group in the ratio of their weights ----------------
     if any(j.flow for j in jf.jobs):
         data = run([s for _, s in owned], verify)
         _apply_flow(jf, owned, data)
-    # -- the run (again, while steady state cuts a job short) --------------------------
+    # -- the run (again, while steady state, rate_min or exitall cut a job short) -----
     cut: set[int] = set()
+    failed: dict[int, str] = {}  # job -> fio's message (rate_min not met: error 5)
+    skipped: set[int] = set()  # exitall: jobs of later phases, never started
     while True:
-        data = run([s for _, s in owned], verify)
-        owners = _owners(owned)
+        run_owned = [(o, sp) for o, sp in owned if o not in skipped]
+        data = run([sp for _, sp in run_owned], verify)
+        owners = _owners(run_owned)
         ss = _steady_states(jf, owners, data)
-        new = {
-            ji: r
-            for ji, r in ss.items()
-            if r["attained"] and ji not in cut and r["stop_s"] is not None
-        }
-        if not new:
+        stops: dict[int, tuple[int, str | None]] = {}  # job -> (stop ns since start, why)
+        for ji, r in ss.items():
+            if r["attained"] and ji not in cut and r["stop_s"] is not None:
+                ramp = _ns(owned_spec(owned, ji).get("ramp_time", "0ns"))
+                stops[ji] = (ramp + r["stop_s"] * 1_000_000_000, None)
+        for ji, (at, why) in _rate_min_stops(jf, owned, owners, data).items():
+            if ji not in cut and (ji not in stops or at < stops[ji][0]):
+                stops[ji] = (at, why)
+        if not stops and jf.exitall and not skipped and "exitall" not in notes:
+            notes["exitall"] = True
+            stops, skipped = _exitall(jf, owned, owners, data)
+            if skipped and not stops:
+                continue
+        if not stops:
             break
         # Cut the earliest phase first: later phases depend on the drive it leaves.
-        first = min(jf.jobs[ji].spec["group"] for ji in new)
-        for ji, r in new.items():
+        first = min(jf.jobs[ji].spec["group"] for ji in stops)
+        for ji, (at, why) in stops.items():
             if jf.jobs[ji].spec["group"] != first:
                 continue
             cut.add(ji)
-            ramp = _ns(owned_spec(owned, ji).get("ramp_time", "0ns"))
-            stop_ns = ramp + r["stop_s"] * 1_000_000_000
-            for k, (o, s) in enumerate(owned):
+            if why:
+                failed[ji] = why
+            for k, (o, sp) in enumerate(owned):
                 if o == ji:
-                    owned[k] = (o, dict(s, runtime=f"{stop_ns}ns"))
+                    owned[k] = (o, _cut(sp, at))
     notes["steadystate"] = ss
     # -- rate_min ---------------------------------------------------------------------
-    missed = []
-    for k, ji in enumerate(owners):
-        job = jf.jobs[ji]
-        if job.rate_min:
-            r = data["jobs"][k]
-            bw = sum(r[d]["bw_bytes"] for d in DIRS)
-            if bw < job.rate_min:
-                missed.append(r["jobname"])
-                warn(
-                    f"warning: job {r['jobname']}: {bw:,.0f} bytes/s is below rate_min="
-                    f"{job.rate_min:,} bytes/s (fio would end the job with an error)"
-                )
-    notes["rate_min_not_met"] = missed
+    for why in failed.values():
+        warn(why)
+    notes["rate_min_failed"] = failed
+    notes["rate_min_not_met"] = sorted({jf.jobs[ji].name for ji in failed})
+    notes["skipped"] = skipped
+    if skipped:
+        data = _with_skipped(data, owned, skipped)
+        owners = _owners(owned)
     # -- write_iolog ------------------------------------------------------------------
     for ji, job in enumerate(jf.jobs):
         if job.write_iolog:
-            _write_iolog(job, ji, owned, owners, data, cap, seed)
+            _write_iolog(job, ji, owners, data)
+    for r in data["jobs"]:
+        r.pop("iolog", None)
     return Simulated(data, owners, notes)
+
+
+def _cut(spec: dict, stop_ns: int) -> dict:
+    """The job stopped `stop_ns` after it starts (a runtime bound; never longer)."""
+    if "runtime" in spec:
+        stop_ns = min(stop_ns, _ns(spec["runtime"]))
+    return dict(spec, runtime=f"{max(1, stop_ns)}ns")
+
+
+def _rate_min_stops(jf: JobFile, owned, owners: list[int], data: dict) -> dict:
+    """fio's check of rate_min / rate_iops_min: from 2 s after a job starts, its rate in
+    each direction with I/O, over each `ratecycle` (from the report's 500 ms windows);
+    the first cycle below the minimum ends the job (every clone) there with error 5.
+    Returns job -> (stop ns since the job started, fio's message)."""
+    out: dict[int, tuple[int, str]] = {}
+    for k, ji in enumerate(owners):
+        job = jf.jobs[ji]
+        if not (job.rate_min or job.rate_iops_min):
+            continue
+        ramp_ms = _ns(owned_spec(owned, ji).get("ramp_time", "0ns")) // 1_000_000
+        r = data["jobs"][k]
+        for d in DIRS:
+            lo_b, lo_i = job.rate_min.get(d, 0), job.rate_iops_min.get(d, 0)
+            x = r[d]
+            if not (lo_b or lo_i) or not x["total_ios"]:
+                continue
+            step = max(1, int(x.get("log_avg_msec", 500)))
+            cum_b = cum_i = 0.0
+            mark = None  # (ms since start, bytes, ios) of the last check
+            for (t, bw), (_, iops) in zip(x.get("bw_log", []), x.get("iops_log", [])):
+                if t % step:
+                    break  # a last, partial window
+                cum_b += bw * 1024 * step / 1000
+                cum_i += iops * step / 1000
+                at = ramp_ms + t
+                if at < 2000:
+                    continue
+                if mark is None:
+                    mark = (at, cum_b, cum_i)
+                    continue
+                spent = at - mark[0]
+                if spent < job.ratecycle_ms:
+                    continue
+                rate_b = (cum_b - mark[1]) * 1000 / spent
+                rate_i = (cum_i - mark[2]) * 1000 / spent
+                why = None
+                if lo_b and rate_b < lo_b:
+                    why = f"{r['jobname']}: rate_min={lo_b}B/s not met, got {rate_b:.0f}B/s"
+                elif lo_i and rate_i < lo_i:
+                    why = f"{r['jobname']}: rate_iops_min={lo_i} not met, got {rate_i:.0f} IOPS"
+                if why:
+                    stop = at * 1_000_000
+                    if ji not in out or stop < out[ji][0]:
+                        out[ji] = (stop, why)
+                    break
+                mark = (at, cum_b, cum_i)
+    return out
+
+
+def _exitall(jf: JobFile, owned, owners: list[int], data: dict):
+    """fio's exitall: when the first job ends, every other job ends; the jobs of later
+    phases never start. Returns (job -> (stop ns since its start, None), skipped jobs)."""
+    first = min(jf.jobs[ji].spec["group"] for ji in owners)
+    ends: dict[int, int] = {}
+    for k, ji in enumerate(owners):
+        if jf.jobs[ji].spec["group"] != first:
+            continue
+        sp = owned_spec(owned, ji)
+        start = _ns(sp.get("startdelay", "0ns"))
+        ramp = _ns(sp.get("ramp_time", "0ns"))
+        end = start + ramp + int(data["jobs"][k]["job_runtime"]) * 10**6
+        ends[ji] = min(ends.get(ji, end), end)
+    t = min(ends.values())
+    stops: dict[int, tuple[int, str | None]] = {}
+    for ji, end in ends.items():
+        if end > t:
+            start = _ns(owned_spec(owned, ji).get("startdelay", "0ns"))
+            stops[ji] = (max(1, t - start), None)
+    skipped = {ji for ji in set(owners) if jf.jobs[ji].spec["group"] != first}
+    return stops, skipped
+
+
+def _zero(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _zero(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return []
+    if isinstance(x, bool) or isinstance(x, str) or x is None:
+        return x
+    return type(x)(0)
+
+
+def _with_skipped(data: dict, owned, skipped: set[int]) -> dict:
+    """The report with the jobs exitall never started, each with no I/O, in place."""
+    ran = iter(data["jobs"])
+    template = data["jobs"][0]
+    jobs = []
+    for o, sp in owned:
+        for _ in range(int(sp.get("numjobs", 1))):
+            if o in skipped:
+                jobs.append(dict(_zero(template), jobname=sp["name"], groupid=sp["group"]))
+            else:
+                jobs.append(next(ran))
+    groups = {g["groupid"]: g for g in data["groups"]}
+    for _, sp in owned:
+        if sp["group"] not in groups:
+            groups[sp["group"]] = dict(_zero(data["groups"][0]), groupid=sp["group"])
+    return dict(data, jobs=jobs, groups=[groups[g] for g in sorted(groups)])
 
 
 def owned_spec(owned, ji: int) -> dict:
@@ -339,7 +463,12 @@ def annotate(doc: dict, jf: JobFile, sim: Simulated) -> dict:
             r = notes.get("steadystate", {}).get(ji)
             if job.ss and r is not None:
                 j["steadystate"] = steadystate_json(job.ss, r)
+    for ji in notes.get("rate_min_failed", {}):
+        for j in by_name.get(jf.jobs[ji].name, []):
+            j["error"] = 5  # EIO, as fio ends a job below its rate_min
     doc["ssdlab"]["rate_min_not_met"] = notes.get("rate_min_not_met", [])
+    skipped = notes.get("skipped", ())
+    doc["ssdlab"]["exitall_not_started"] = sorted({jf.jobs[ji].name for ji in skipped})
     doc["ssdlab"]["verify"] = jf.verify
     if jf.verify:
         doc["ssdlab"]["oracle"] = sim.data["device"].get("oracle", {})
@@ -348,25 +477,23 @@ def annotate(doc: dict, jf: JobFile, sim: Simulated) -> dict:
 
 # ---- write_iolog ------------------------------------------------------------------
 
-_KIND = ("read", "write", "trim")
+_KIND = ("read", "write", "trim", "sync")
 
 
-def _write_iolog(job, ji: int, owned, owners: list[int], data: dict, cap: int, seed: int) -> None:
-    from ssdlab import _core, outputs
+def _write_iolog(job, ji: int, owners: list[int], data: dict) -> None:
+    """fio's iolog version 3 (as fio 3.33 writes it): `TIME FILE ACTION [OFFSET LENGTH]`,
+    TIME in microseconds since the log started; the clones' commands merged in time
+    order; a flush is `sync 0 0`."""
+    from ssdlab import outputs
 
     fname = (job.opts.get("filename") or job.name).split(":")[0]
-    lines = ["fio version 2 iolog", f"{fname} add", f"{fname} open"]
-    specs = [s for o, s in owned if o == ji]
-    k = 0
+    rows = []
     for index, o in enumerate(owners):
-        if o != ji:
-            continue
-        spec = specs[min(k, len(specs) - 1)]
-        k += 1
-        count = sum(int(data["jobs"][index][d]["total_ios"]) for d in DIRS)
-        one = dict(spec, numjobs=1)
-        one.pop("group", None)
-        for kind, off, length in _core.job_ios(json.dumps(one), cap, seed, index, count):
-            lines.append(f"{fname} {_KIND[kind]} {off} {length}")
-    lines.append(f"{fname} close")
+        if o == ji:
+            rows.extend(data["jobs"][index].get("iolog", []))
+    rows.sort(key=lambda r: r[0])
+    end = rows[-1][0] // 1000 if rows else 0
+    lines = ["fio version 3 iolog", f"0 {fname} add", f"0 {fname} open"]
+    lines += [f"{t // 1000} {fname} {_KIND[k]} {off} {length}" for t, k, off, length in rows]
+    lines.append(f"{end} {fname} close")
     outputs.write_file(job.write_iolog, "\n".join(lines) + "\n", "write_iolog")

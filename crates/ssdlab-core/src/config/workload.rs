@@ -177,6 +177,25 @@ pub struct WorkloadConfig {
     /// Seed of this job's random numbers (default: derived from the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randseed: Option<u64>,
+    /// Issue a Flush after every N writes, before the next I/O: once the job's
+    /// outstanding I/Os have completed, and nothing else until it completes (fio's
+    /// `fsync`/`fdatasync`=N; none after the job's last write, as in fio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u64>,
+    /// Issue a Flush once the job's I/O is done; the job ends when it completes (fio's
+    /// `end_fsync`; as in fio, not counted in the job's `sync` statistics).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub end_fsync: bool,
+    /// fio's verify pass: once the job's I/O is done, read back every block it wrote
+    /// (in write order; sorted by offset, each once, for random patterns) at its
+    /// iodepth, within its runtime. The reads count as the job's reads.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub verify_readback: bool,
+    /// Keep every command the job issues, with its issue time (the report's `iolog`
+    /// per job: [ns since the job's group started, 0 read | 1 write | 2 trim |
+    /// 3 flush, offset, length]), for fio's `write_iolog`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub log_ios: bool,
     /// Replay a block trace instead of generating I/O (rw, bs and the stop rules
     /// other than the trace's own do not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,6 +211,9 @@ fn is_zero_size(s: &Size) -> bool {
 }
 fn is_zero_secs(s: &Secs) -> bool {
     s.ns() == 0
+}
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 fn is_linear(s: &str) -> bool {
     s == "linear"
@@ -452,6 +474,17 @@ impl WorkloadConfig {
         }
         if self.thinktime_blocks == 0 {
             errs.push("thinktime_blocks: must be > 0".into());
+        }
+        if self.fsync == Some(0) {
+            errs.push("fsync: must be > 0 (writes per flush; leave it out for none)".into());
+        }
+        if self.trace.is_some() && (self.fsync.is_some() || self.end_fsync || self.verify_readback)
+        {
+            errs.push(
+                "fsync, end_fsync, verify_readback: not with a trace replay (it issues the \
+                 trace's requests only)"
+                    .into(),
+            );
         }
         if self.rate_iops == Some(0) {
             errs.push("rate_iops: must be > 0".into());

@@ -39,6 +39,9 @@ impl Ssd {
             seq: 0,
         });
         self.stamp(t);
+        if !gc {
+            self.flushes.program_queued(s.die);
+        }
         self.dq[s.die as usize].program_queue(gc).push_back(t);
         if !gc {
             self.maybe_start_gc(s.die);
@@ -300,6 +303,7 @@ impl Ssd {
         if let TxnKind::Program { gc: false } = tx.kind {
             self.buffer.release(tx.n as u64);
             self.wake_buffer_waiters();
+            self.host_program_done(tx.die);
         } else {
             self.counters.gc_programs += 1;
         }

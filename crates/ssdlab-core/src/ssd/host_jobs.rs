@@ -38,6 +38,67 @@ pub(super) struct Job {
     pub(super) trace_error: Option<String>,
     /// Driven from outside (a probe session), not by its generator.
     pub(super) external: bool,
+    /// Its flushes (fio's `fsync=N`, `end_fsync`).
+    pub(super) sync: JobSync,
+    /// fio's verify pass (`verify_readback`).
+    pub(super) readback: Readback,
+    /// Every command issued: [ns since its group started, kind (3: flush), offset,
+    /// length] (`log_ios`).
+    pub(super) iolog: Option<Vec<[u64; 4]>>,
+}
+
+/// fio's verify pass: the blocks a job wrote, read back once its writes are done.
+#[derive(Debug, Default)]
+pub(super) struct Readback {
+    on: bool,
+    /// (offset, length) of each write, in issue order.
+    writes: Vec<(u64, u64)>,
+    /// While reading back: the next entry to read.
+    next: Option<usize>,
+}
+
+impl Readback {
+    pub(super) fn new(on: bool) -> Readback {
+        Readback {
+            on,
+            ..Readback::default()
+        }
+    }
+
+    /// Reads still to issue (or the pass still to start).
+    fn pending(&self) -> bool {
+        self.on && self.next.is_none_or(|i| i < self.writes.len())
+    }
+}
+
+/// A job's flushes: one after every `every` writes (0: none) and one at its end.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct JobSync {
+    every: u64,
+    writes: u64,
+    /// A flush is outstanding: the job issues nothing else.
+    pub(super) flushing: bool,
+    /// The end flush is still to be issued.
+    end: bool,
+    /// The flush outstanding is the end flush (not counted in the job's `sync`).
+    uncounted: bool,
+}
+
+impl JobSync {
+    pub(super) fn new(every: Option<u64>, end: bool) -> JobSync {
+        JobSync {
+            every: every.unwrap_or(0),
+            end,
+            ..JobSync::default()
+        }
+    }
+}
+
+impl Job {
+    /// Its flush completed: it may issue again.
+    pub(super) fn flush_done(&mut self) {
+        self.sync.flushing = false;
+    }
 }
 
 impl Ssd {
@@ -113,6 +174,30 @@ impl Ssd {
         loop {
             let now = self.now();
             let j = &mut self.jobs[job as usize];
+            if j.sync.flushing {
+                return;
+            }
+            // fio: a sync before the next I/O after every N writes (none once the job's
+            // I/O is done), and end_fsync's once it is.
+            let more = j.gen.can_issue(now);
+            let due = (more && j.sync.every > 0 && j.sync.writes >= j.sync.every)
+                || (!more && j.sync.end && !j.done);
+            if due {
+                // As fio's engines do a sync: after the outstanding I/Os, alone.
+                if j.inflight == 0 {
+                    j.sync.writes = 0;
+                    // fio's end_fsync is not in its statistics.
+                    j.sync.uncounted = !more;
+                    j.sync.end &= more;
+                    j.sync.flushing = true;
+                    self.submit_flush(job);
+                }
+                return;
+            }
+            if !j.done && j.readback.pending() && !j.gen.can_issue(now) {
+                self.read_back(job);
+                return;
+            }
             if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
                 return;
             }
@@ -168,7 +253,9 @@ impl Ssd {
         let more = match &j.trace {
             Some(t) => t.has_next(),
             None => j.trace_error.is_none() && j.gen.can_issue(now),
-        };
+        } || j.sync.flushing
+            || j.sync.end
+            || j.readback.pending();
         if !j.done && j.inflight == 0 && !more {
             j.done = true;
             j.stats.end_ns = now;
@@ -186,15 +273,75 @@ impl Ssd {
             return;
         }
         let io = j.gen.next_io(now);
+        if io.kind == crate::workload::OpKind::Write {
+            j.sync.writes += 1;
+            if j.readback.on {
+                j.readback.writes.push((io.offset, io.len));
+            }
+        }
         self.submit_io(job, io);
+    }
+
+    /// The verify pass: once the writes have completed, read back what was written,
+    /// up to the job's iodepth, until its runtime ends.
+    fn read_back(&mut self, job: u32) {
+        let now = self.now();
+        let j = &mut self.jobs[job as usize];
+        let w = &self.job_cfgs[j.cfg as usize];
+        let over = w.runtime.is_some_and(|r| now - j.start_ns >= r.ns());
+        let rb = &mut j.readback;
+        if rb.next.is_none() {
+            if j.inflight > 0 {
+                return; // fio reads back after the writes complete
+            }
+            if w.rw.is_random() {
+                // Each block once, by offset (fio's sorted verify list for overwrites).
+                rb.writes.sort_by_key(|&(o, _)| o);
+                rb.writes.dedup_by_key(|&mut (o, _)| o);
+            }
+            rb.next = Some(0);
+        }
+        if over {
+            rb.next = Some(rb.writes.len()); // the runtime also ends the verify pass
+            return;
+        }
+        loop {
+            let j = &mut self.jobs[job as usize];
+            if j.inflight >= j.iodepth {
+                return;
+            }
+            let i = j.readback.next.expect("started");
+            let Some(&(offset, len)) = j.readback.writes.get(i) else {
+                return;
+            };
+            j.readback.next = Some(i + 1);
+            let io = Io {
+                kind: crate::workload::OpKind::Read,
+                offset,
+                len,
+            };
+            self.submit_io(job, io);
+        }
     }
 
     /// Put one host I/O of `job` into its submission queue; returns its command id
     /// (valid until its `HostComplete` has been dispatched).
     pub(super) fn submit_io(&mut self, job: u32, io: Io) -> u32 {
+        self.submit_cmd(job, io, Origin::Host)
+    }
+
+    /// `submit_io` for a command of any host origin (a flush: `flush.rs`).
+    pub(super) fn submit_cmd(&mut self, job: u32, io: Io, origin: Origin) -> u32 {
         let now = self.now();
         let nq = self.nvme.queues();
         let j = &mut self.jobs[job as usize];
+        if let Some(log) = &mut j.iolog {
+            let kind = match origin {
+                Origin::HostFlush => 3,
+                _ => io.kind.index() as u64,
+            };
+            log.push([now - j.start_ns, kind, io.offset, io.len]);
+        }
         j.inflight += 1;
         if self.host_inflight == 0 {
             self.host_busy_since = now;
@@ -223,7 +370,7 @@ impl Ssd {
             fetch_ns: now,
             pending: 0,
             placed: 0,
-            origin: Origin::Host,
+            origin,
         });
         if let Some(r) = &self.remote {
             // Through the fabric first: the target submits it when it arrives.
@@ -253,7 +400,12 @@ impl Ssd {
             let at = self.q.now() + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
         }
-        if c.submit_ns >= j.measure_from {
+        if c.origin == Origin::HostFlush {
+            if c.submit_ns >= j.measure_from && !j.sync.uncounted {
+                j.stats.sync.record(now - c.submit_ns, 0);
+            }
+            j.flush_done();
+        } else if c.submit_ns >= j.measure_from {
             let d = c.kind.index();
             j.stats.dirs[d].record(now - c.submit_ns, c.len);
             j.stats.slat[d].record(c.fetch_ns - c.submit_ns);

@@ -32,6 +32,10 @@ impl Ssd {
     /// Firmware has decoded the command and looked up its mapping.
     pub(super) fn cmd_ready(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
+        if c.origin == Origin::HostFlush {
+            self.flush_ready(cmd);
+            return;
+        }
         match c.kind {
             OpKind::Read if self.map.is_some() => {
                 // Data found whole in the read cache needs no map entry.
@@ -344,7 +348,11 @@ impl Ssd {
         }
         if self.alloc_waiters.is_empty() {
             while let Some(t) = self.trim_waiters.pop_front() {
-                self.trim(t);
+                if self.cmds.get(t).origin == Origin::HostFlush {
+                    self.flush_ready(t);
+                } else {
+                    self.trim(t);
+                }
             }
         }
     }

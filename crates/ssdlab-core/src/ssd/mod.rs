@@ -13,6 +13,7 @@
 mod data_tiers;
 mod fetch;
 mod flash;
+mod flush;
 mod gc;
 mod host_jobs;
 mod io;
@@ -73,6 +74,8 @@ pub(crate) enum Origin {
     MapEviction,
     /// A map segment updated from the journal (loaded, entries applied), written back.
     MapFlush,
+    /// A host Flush (no data; `flush.rs`).
+    HostFlush,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -112,8 +115,10 @@ pub struct Ssd {
     buffer: WriteBuffer,
     /// Writes whose data arrived but found no die able to take it.
     alloc_waiters: std::collections::VecDeque<u32>,
-    /// Trims waiting for those writes to be placed first.
+    /// Trims and flushes waiting for those writes to be placed first.
     trim_waiters: std::collections::VecDeque<u32>,
+    /// Host flushes waiting for programs (`flush.rs`).
+    flushes: flush::Flushes,
     /// Set when the run stopped because nothing could make progress.
     pub(crate) stalled: Option<String>,
     jobs: Vec<Job>,
@@ -263,6 +268,9 @@ impl Ssd {
                     trace,
                     trace_error,
                     external: false,
+                    sync: host_jobs::JobSync::new(w.fsync, w.end_fsync),
+                    readback: host_jobs::Readback::new(w.verify_readback),
+                    iolog: w.log_ios.then(Vec::new),
                 });
             }
         }
@@ -282,6 +290,7 @@ impl Ssd {
             buffer: WriteBuffer::new(&cfg),
             alloc_waiters: Default::default(),
             trim_waiters: Default::default(),
+            flushes: flush::Flushes::new(geo.dies),
             stalled: None,
             jobs,
             job_cfgs,

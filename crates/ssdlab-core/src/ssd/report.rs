@@ -148,6 +148,21 @@ pub(crate) fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
     o["latency_us"] = us;
     o["latency_ms"] = ms;
     o["iodepth_level"] = st.iodepth_json();
+    if st.sync.ios > 0 {
+        // fio's `sync` block (only when flushes were issued: reports without stay as
+        // they were).
+        let s = &st.sync;
+        o["sync"] = json!({
+            "total_ios": s.ios,
+            "lat_ns": {
+                "min": s.min,
+                "max": s.max,
+                "mean": s.mean(),
+                "stddev": s.stddev(),
+                "N": s.ios,
+            },
+        });
+    }
     o
 }
 
@@ -165,6 +180,9 @@ impl Ssd {
             o["jobname"] = json!(j.name);
             o["groupid"] = json!(j.group);
             o["job_runtime"] = json!((rt as f64 / 1e6).round() as u64);
+            if let Some(log) = &j.iolog {
+                o["iolog"] = json!(log);
+            }
             let cfg = &self.job_cfgs[j.cfg as usize];
             if cfg.trace.is_some() {
                 o["trace"] = json!({

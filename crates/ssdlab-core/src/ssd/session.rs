@@ -163,13 +163,7 @@ impl Session {
     pub fn flush(&mut self) -> Ns {
         let ssd = &mut self.ssd;
         let start = ssd.now();
-        for die in 0..ssd.geo.dies {
-            for (pad, stripe) in ssd.ftl.pad_host_frontiers(die) {
-                // The pad units take buffer room that the program returns.
-                ssd.buffer.take(pad);
-                ssd.queue_program(stripe, false);
-            }
-        }
+        ssd.pad_open_stripes();
         while ssd.buffer.used_units() > 0 || !ssd.alloc_waiters.is_empty() {
             let Some(ev) = ssd.q.pop() else { break };
             ssd.dispatch(ev);

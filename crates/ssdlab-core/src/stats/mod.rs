@@ -368,6 +368,8 @@ pub struct JobStats {
     /// When measurement started (end of ramp) and when the job's last I/O completed.
     pub start_ns: u64,
     pub end_ns: u64,
+    /// Flush commands: submission to completion seen by the host (fio's `sync`).
+    pub sync: LatStats,
 }
 
 impl JobStats {
@@ -389,6 +391,7 @@ impl JobStats {
             self.clat[d].merge(&o.clat[d]);
             self.samplers[d].merge(&o.samplers[d]);
         }
+        self.sync.merge(&o.sync);
         for (a, b) in self.depth.iter_mut().zip(o.depth) {
             *a += b;
         }

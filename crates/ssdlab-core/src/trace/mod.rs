@@ -401,11 +401,12 @@ impl TraceReader {
                 }
                 let w: Vec<&str> = l.split_whitespace().collect();
                 let (t, rest) = if self.iolog_v3 {
-                    let exp = "iolog v3: time_ms filename action [offset length]";
+                    // fio writes microseconds since the log started (and reads them so).
+                    let exp = "iolog v3: time_us filename action [offset length]";
                     if w.len() < 3 {
                         return Err(bad(p, n, l, exp));
                     }
-                    (Some(num(w[0], exp)?.saturating_mul(1_000_000)), &w[1..])
+                    (Some(num(w[0], exp)?.saturating_mul(1_000)), &w[1..])
                 } else {
                     (None, &w[..])
                 };

@@ -112,8 +112,8 @@ fn fio_iolog_v2_waits_and_v3_timestamps() {
     assert_eq!(
         records(v3, TraceFormat::FioIolog),
         vec![
-            rec(10_736_000_000, OpKind::Trim, 0, 8192),
-            rec(10_752_000_000, OpKind::Write, 0, 4096)
+            rec(10_736_000, OpKind::Trim, 0, 8192),
+            rec(10_752_000, OpKind::Write, 0, 4096)
         ]
     );
 }
