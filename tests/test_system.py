@@ -62,43 +62,44 @@ def test_system_file_in_the_cli_and_its_errors(tmp_path):
         ssdlab.run(device=str(bad), workload=WL)
 
 
-FOUR_LOCAL = """
-name = "four-local"
+EIGHT_SMALL = """
+name = "eight-small"
 [[host]]
 name = "h"
 [[drive]]
 device = "dc-mlc-2016"
-count = 4
+count = 8
 host = "h"
-set = ["nand.blocks_per_plane=128"]
+set = ["nand.channels=2", "nand.dies_per_channel=4", "nand.blocks_per_plane=128"]
 """
 
 
 def test_system_runs_keep_to_max_memory(tmp_path):
-    """Four identical 120 GB drives share one prepared drive: the estimate counts it
-    once (274 MiB), so a 350 MiB budget admits the run; random writes over the whole
-    of each drive then copy most of the shared maps into every drive (~4 x 250 MiB),
-    and the run is stopped with an error instead of growing past the budget. A read
-    run under the same budget copies nothing and completes; a budget below the one
-    prepared drive is refused before anything is allocated."""
+    """Eight identical 14 GB drives share one prepared drive: the estimate counts it
+    once (62 MiB), so a 120 MiB budget admits the run. Sequential writes over each
+    drive then fill every map chunk's overlay past its threshold, so each drive copies
+    its maps (~30 MiB each, 240 MiB in all), and the run is stopped with an error
+    instead of growing past the budget. A read run under the same budget copies
+    nothing and completes; a budget below the one prepared drive is refused before
+    anything is allocated."""
     path = tmp_path / "sys.toml"
-    path.write_text(FOUR_LOCAL)
+    path.write_text(EIGHT_SMALL)
     base = [sys.executable, "-m", "ssdlab", "run", "--device", str(path), "--state", "full",
-            "--number_ios", "3000"]
+            "--bs", "128k", "--iodepth", "32"]
     out = tmp_path / "r.json"
-    grow = subprocess.run([*base, "--rw", "randwrite", "--max-memory", "350M",
+    grow = subprocess.run([*base, "--rw", "write", "--max-memory", "120M",
                            "--json", str(out)], capture_output=True, text=True)
     assert grow.returncode == 2, grow.stdout + grow.stderr
-    assert "maps grew to" in grow.stderr and "350MiB allowed" in grow.stderr
+    assert "maps grew to" in grow.stderr and "120MiB allowed" in grow.stderr
     assert "Traceback" not in grow.stderr
     assert not out.exists()
-    read = subprocess.run([*base, "--rw", "randread", "--max-memory", "350M"],
-                          capture_output=True, text=True)
+    read = subprocess.run([*base, "--rw", "randread", "--number_ios", "20000",
+                           "--max-memory", "120M"], capture_output=True, text=True)
     assert read.returncode == 0, read.stderr
-    small = subprocess.run([*base, "--rw", "randread", "--max-memory", "200M"],
+    small = subprocess.run([*base, "--rw", "randread", "--max-memory", "50M"],
                            capture_output=True, text=True)
     assert small.returncode == 2
-    assert "needs about 274MiB" in small.stderr and "distinct prepared drive" in small.stderr
+    assert "needs about 62MiB" in small.stderr and "distinct prepared drive" in small.stderr
     with pytest.raises(ssdlab.ConfigError, match="maps grew to"):
-        ssdlab.run(device=str(path), state="full", max_memory=350 << 20,
-                   workload={"rw": "randwrite", "bs": "4k", "number_ios": 3000})
+        ssdlab.run(device=str(path), state="full", max_memory=120 << 20,
+                   workload={"rw": "write", "bs": "128k", "iodepth": 32})
