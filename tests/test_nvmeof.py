@@ -62,6 +62,12 @@ def test_the_study_runs_and_writes_its_table(tmp_path):
         iops = value("scale", 24, access, "randread", "iops")
         lat = value("scale", 24, access, "randread", "lat_mean_us") / 1e6
         assert iops * lat == pytest.approx(24 * 32, rel=0.05)
+    # 24 aged drives written at random, locally: independent drives, so the whole is
+    # 24 times one aged drive's rate (each drive has its own request stream: not exact).
+    per_drive = value("perf24", 24, "local", "randwrite", "iops") / 24
+    assert per_drive == pytest.approx(value("steady_write", 1, "local", "randwrite", "iops"),
+                                      rel=0.1)
+    assert value("perf24", 24, "remote", "randwrite", "iops") > 0
     # Every system run is in OUT/systems and runs again by hand.
     assert (out / "systems" / "remote-24.toml").exists()
 
