@@ -94,6 +94,14 @@ impl JobSync {
     }
 }
 
+impl JobSync {
+    /// The job flushes at all (or a flush is outstanding).
+    #[inline]
+    fn used(&self) -> bool {
+        self.every > 0 || self.end || self.flushing
+    }
+}
+
 impl Job {
     /// Its flush completed: it may issue again.
     pub(super) fn flush_done(&mut self) {
@@ -174,30 +182,12 @@ impl Ssd {
         loop {
             let now = self.now();
             let j = &mut self.jobs[job as usize];
-            if j.sync.flushing {
+            // Flushes and the verify pass, for the jobs that have them (kept out of the
+            // common path: one test per fill).
+            if (j.sync.used() || j.readback.on) && self.flush_or_read_back(job, now) {
                 return;
             }
-            // fio: a sync before the next I/O after every N writes (none once the job's
-            // I/O is done), and end_fsync's once it is.
-            let more = j.gen.can_issue(now);
-            let due = (more && j.sync.every > 0 && j.sync.writes >= j.sync.every)
-                || (!more && j.sync.end && !j.done);
-            if due {
-                // As fio's engines do a sync: after the outstanding I/Os, alone.
-                if j.inflight == 0 {
-                    j.sync.writes = 0;
-                    // fio's end_fsync is not in its statistics.
-                    j.sync.uncounted = !more;
-                    j.sync.end &= more;
-                    j.sync.flushing = true;
-                    self.submit_flush(job);
-                }
-                return;
-            }
-            if !j.done && j.readback.pending() && !j.gen.can_issue(now) {
-                self.read_back(job);
-                return;
-            }
+            let j = &mut self.jobs[job as usize];
             if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
                 return;
             }
@@ -280,6 +270,39 @@ impl Ssd {
             }
         }
         self.submit_io(job, io);
+    }
+
+    /// A job's flushes and verify pass (`fill_job`): true when the job must issue
+    /// nothing else now (a flush outstanding or just issued, one due, or the verify
+    /// pass running).
+    #[cold]
+    fn flush_or_read_back(&mut self, job: u32, now: Ns) -> bool {
+        let j = &mut self.jobs[job as usize];
+        if j.sync.flushing {
+            return true;
+        }
+        // fio: a sync before the next I/O after every N writes (none once the job's
+        // I/O is done), and end_fsync's once it is.
+        let more = j.gen.can_issue(now);
+        let due = (more && j.sync.every > 0 && j.sync.writes >= j.sync.every)
+            || (!more && j.sync.end && !j.done);
+        if due {
+            // As fio's engines do a sync: after the outstanding I/Os, alone.
+            if j.inflight == 0 {
+                j.sync.writes = 0;
+                // fio's end_fsync is not in its statistics.
+                j.sync.uncounted = !more;
+                j.sync.end &= more;
+                j.sync.flushing = true;
+                self.submit_flush(job);
+            }
+            return true;
+        }
+        if !j.done && j.readback.pending() && !more {
+            self.read_back(job);
+            return true;
+        }
+        false
     }
 
     /// The verify pass: once the writes have completed, read back what was written,
