@@ -209,8 +209,8 @@ pub fn system_prep_key(
     device_overrides: &[String],
 ) -> Result<String, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
-    let keys: std::collections::BTreeSet<String> =
-        sys.drives()?.iter().map(|d| prep_key(&d.device)).collect();
+    let drives = sys.drives()?;
+    let keys: Vec<String> = system::distinct_prepared(&drives).into_keys().collect();
     Ok(serde_json::json!({ "system_drives": keys }).to_string())
 }
 

@@ -289,12 +289,9 @@ def _tables(res: dict, counts: list[int]) -> list[str]:
                     rw,
                 )
             )
-            cells.append(f"{v:,.2f}{unit}" if unit == " GB/s" else f"{v:,.0f}{unit}")
-            cells.append(
-                "-"
-                if s is None
-                else (f"{s / scale:,.2f}{unit}" if unit == " GB/s" else f"{s / scale:,.0f}{unit}")
-            )
+            digits = 2 if unit == " GB/s" else 0
+            cells.append(f"{v:,.{digits}f}{unit}")
+            cells.append("-" if s is None else f"{s / scale:,.{digits}f}{unit}")
         rows.append(cells)
     out.append(
         table(

@@ -27,10 +27,21 @@ impl DeviceConfig {
         self.raw_bytes() / self.ftl.mapping_unit.bytes().max(1)
     }
 
+    /// Blocks of the whole drive.
+    fn blocks(&self) -> u64 {
+        self.dies() as u64 * self.nand.blocks_per_plane as u64
+    }
+
+    /// Bytes of one 32-bit entry per mapping unit in each direction: the L2P and P2L
+    /// maps (and, with `verify`, the oracle's tags: as much again).
+    fn map_bytes(&self) -> u64 {
+        4 * (self.raw_units() + self.capacity_bytes() / self.ftl.mapping_unit.bytes().max(1))
+    }
+
     /// Errors for a geometry too large for 32-bit block numbers (mapping units are
     /// checked with the rest of the geometry in `validate`).
     pub(super) fn validate_limits(&self, errs: &mut Vec<String>) {
-        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
+        let blocks = self.blocks();
         if blocks >= u32::MAX as u64 {
             errs.push(format!(
                 "nand: {blocks} blocks (channels x dies_per_channel x blocks_per_plane) is more than the {} allowed",
@@ -41,12 +52,9 @@ impl DeviceConfig {
 
     /// Bytes of memory a run on this device needs, estimated before allocating.
     pub fn memory_estimate_bytes(&self, verify: bool, keep_prepared: bool) -> u64 {
-        let units = self.raw_units();
-        let user = self.capacity_bytes() / self.ftl.mapping_unit.bytes().max(1);
-        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
-        let mut ftl = 4 * (units + user) + PER_BLOCK_BYTES * blocks;
+        let mut ftl = self.map_bytes() + PER_BLOCK_BYTES * self.blocks();
         if verify {
-            ftl += 4 * (units + user);
+            ftl += self.map_bytes();
         }
         if keep_prepared {
             ftl *= 2;
@@ -59,11 +67,9 @@ impl DeviceConfig {
     /// oracle's tags, before it stores anything into the shared maps. What its writes
     /// copy grows with the run and is watched while it runs (`allocated_bytes`).
     pub fn shared_clone_memory_estimate_bytes(&self, verify: bool) -> u64 {
-        let blocks = self.dies() as u64 * self.nand.blocks_per_plane as u64;
-        let mut b = PER_BLOCK_BYTES * blocks;
+        let mut b = PER_BLOCK_BYTES * self.blocks();
         if verify {
-            b += 4
-                * (self.raw_units() + self.capacity_bytes() / self.ftl.mapping_unit.bytes().max(1));
+            b += self.map_bytes();
         }
         b
     }

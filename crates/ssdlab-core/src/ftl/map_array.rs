@@ -49,13 +49,23 @@ const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
 const CHUNK_MASK: usize = CHUNK_LEN - 1;
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 
-/// Bytes of chunk memory this process holds (chunks in use and in the pool).
+/// Bytes of map memory this process holds: chunks in use and in the pool, and the
+/// chunks' overlay tables.
 static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
 
-/// Bytes of map chunk memory the process holds now, over every drive of every run
+/// Bytes of map memory (chunks and overlay tables) the process holds now, over every drive of every run
 /// (what a system run's `max_memory` guard watches: the maps grow as a run stores).
 pub fn allocated_bytes() -> u64 {
     ALLOCATED_BYTES.load(Ordering::Relaxed)
+}
+
+/// Add (`grow`) or take back `bytes` of map memory in `allocated_bytes`.
+fn count_bytes(bytes: u64, grow: bool) {
+    if grow {
+        ALLOCATED_BYTES.fetch_add(bytes, Ordering::Relaxed);
+    } else {
+        ALLOCATED_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+    }
 }
 
 /// One allocation of up to `CHUNK_LEN` entries.
@@ -92,7 +102,7 @@ impl Chunk {
         let Some(ptr) = NonNull::new(raw) else {
             handle_alloc_error(layout)
         };
-        ALLOCATED_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        count_bytes(layout.size() as u64, true);
         #[cfg(target_os = "linux")]
         if layout.align() == HUGE_PAGE_BYTES {
             // SAFETY: the range is the allocation just made; madvise only changes how
@@ -145,7 +155,7 @@ pub fn recycle_chunks(on: bool) {
         let freed = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
         for FreeChunk(ptr) in freed {
             let layout = Chunk::layout(CHUNK_LEN);
-            ALLOCATED_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+            count_bytes(layout.size() as u64, false);
             // SAFETY: a pooled chunk was allocated in `uninit` with CHUNK_LEN entries.
             unsafe { dealloc(ptr.as_ptr() as *mut u8, layout) };
         }
@@ -163,7 +173,7 @@ impl Drop for Chunk {
             }
         }
         let layout = Self::layout(self.len);
-        ALLOCATED_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+        count_bytes(layout.size() as u64, false);
         // SAFETY: allocated in `uninit` with this layout.
         unsafe { dealloc(self.ptr.as_ptr() as *mut u8, layout) };
     }
@@ -207,12 +217,7 @@ struct Overlay {
 
 /// Overlay tables count in `allocated_bytes` with the chunks (8 bytes per slot).
 fn count_table(slots: usize, grow: bool) {
-    let bytes = 8 * slots as u64;
-    if grow {
-        ALLOCATED_BYTES.fetch_add(bytes, Ordering::Relaxed);
-    } else {
-        ALLOCATED_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-    }
+    count_bytes(8 * slots as u64, grow);
 }
 
 impl Clone for Overlay {

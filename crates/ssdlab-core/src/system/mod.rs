@@ -158,15 +158,25 @@ pub(crate) fn memory_estimate_bytes(
     verify: bool,
     keep_prepared: bool,
 ) -> u64 {
-    let mut keys = std::collections::BTreeSet::new();
-    let mut total = 0u64;
+    let prepared = distinct_prepared(drives)
+        .into_values()
+        .map(|d| d.device.memory_estimate_bytes(verify, keep_prepared));
+    let own = drives
+        .iter()
+        .map(|d| d.device.shared_clone_memory_estimate_bytes(verify));
+    prepared.chain(own).fold(0u64, u64::saturating_add)
+}
+
+/// The drives that prepare differently, by prep key (`ssd::prep_key`; the first drive
+/// of each key): identical drives share one prepared drive.
+pub(crate) fn distinct_prepared(
+    drives: &[DriveInstance],
+) -> std::collections::BTreeMap<String, &DriveInstance> {
+    let mut out = std::collections::BTreeMap::new();
     for d in drives {
-        if keys.insert(crate::ssd::prep_key(&d.device)) {
-            total = total.saturating_add(d.device.memory_estimate_bytes(verify, keep_prepared));
-        }
-        total = total.saturating_add(d.device.shared_clone_memory_estimate_bytes(verify));
+        out.entry(crate::ssd::prep_key(&d.device)).or_insert(d);
     }
-    total
+    out
 }
 
 impl System {
@@ -505,7 +515,6 @@ pub(crate) fn run_resolved(
     let t1 = std::time::Instant::now();
     sys.run(progress);
     if let Some(now) = sys.memory_exceeded {
-        drop(sys);
         return Err(ConfigError {
             source: origin,
             message: limits::grown_memory_error(now, max_memory),
