@@ -27,6 +27,10 @@ seed = [1, 2]
 N_POINTS = 36
 
 
+def _count(runs):
+    return len(list(runs.glob("*.parquet"))) if runs.is_dir() else 0
+
+
 def _snapshot(runs):
     return {f.name: f.read_bytes() for f in runs.glob("*.parquet")}
 
@@ -42,7 +46,14 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     for _ in range(2):
         before = _snapshot(runs) if runs.is_dir() else {}
         proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True)
-        time.sleep(rng.uniform(0.3, 2.5))
+        # The kill moment is chosen by progress, not wall time, so that a faster or
+        # slower machine kills at the same kind of moment: after a random number of
+        # this run's results are written (none: during start-up), then a random few ms
+        # later (often inside the next point or the write of its file).
+        wait_for = len(before) + rng.randrange(0, (N_POINTS - len(before)) // 2)
+        while proc.poll() is None and _count(runs) < wait_for:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, 0.03))
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             kills += 1
@@ -52,7 +63,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
         assert all(after[name] == data for name, data in before.items()), f"seed {seed}"
         if after:
             assert len(ssdlab.sweep_results(out)) == len(after)
-    assert kills >= 1, f"the sweep finished before any kill (seed {seed}); make it longer"
+    assert kills >= 1, f"the sweep finished before any kill (seed {seed})"
     partial = _snapshot(runs)
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
