@@ -119,7 +119,7 @@ def test_cli_ctrl_c_during_aged_preparation(tmp_path):
         [sys.executable, "-m", "ssdlab", "run", *AGED, "--json", str(out)],
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(3)  # preparing (it takes much longer)
+    time.sleep(1.5)  # preparing (it takes ~8 s on a 2-core machine)
     assert p.poll() is None
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
@@ -137,7 +137,7 @@ from ssdlab import _core
 t0 = None
 def later():
     global t0
-    time.sleep(2)
+    time.sleep(1.5)
     t0 = time.monotonic()
     os.kill(os.getpid(), signal.SIGINT)
 threading.Thread(target=later, daemon=True).start()
