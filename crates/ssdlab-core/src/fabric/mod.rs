@@ -146,8 +146,16 @@ impl Fabric {
         payload + payload.div_ceil(mtu).max(1) * self.cfg.packet_overhead.bytes()
     }
 
-    /// Send a message; returns when it has arrived in the receiving node's memory.
+    /// Send a message handed to the NIC at `at`; returns when it has arrived in the
+    /// receiving node's memory.
     fn send(&mut self, p: Path, dir: Dir, at: Ns, payload: u64) -> Ns {
+        let nic = self.cfg.nic_latency.ns();
+        self.send_from(p, dir, at + nic, payload).1
+    }
+
+    /// Send a message whose first packet may leave the sending port at `earliest_tx`;
+    /// returns when its last packet has left the port and when it has arrived.
+    fn send_from(&mut self, p: Path, dir: Dir, earliest_tx: Ns, payload: u64) -> (Ns, Ns) {
         let wire = self.wire_bytes(payload);
         let packet = wire.min(self.cfg.mtu.bytes() + self.cfg.packet_overhead.bytes());
         let nic = self.cfg.nic_latency.ns();
@@ -168,7 +176,7 @@ impl Fabric {
         };
         let tx_ns = from.wire_ns(wire);
         let now = self.now;
-        let tx_start = from.tx[fp].reserve(now, at + nic, tx_ns);
+        let tx_start = from.tx[fp].reserve(now, earliest_tx, tx_ns);
         let tx_end = tx_start + tx_ns;
         from.stats.tx_wire_bytes += wire;
         from.stats.tx_busy_ns += tx_ns;
@@ -182,7 +190,7 @@ impl Fabric {
         let rx_end = (rx_start + rx_ns).max(tx_end + hop + to.wire_ns(packet));
         to.stats.rx_wire_bytes += wire;
         to.stats.rx_busy_ns += rx_ns;
-        rx_end + nic
+        (tx_end, rx_end + nic)
     }
 
     /// A command issued by the host at `at`: when the target submits it to its drive.
@@ -212,13 +220,18 @@ impl Fabric {
         let (complete, host_complete) =
             (self.cfg.target_complete.ns(), self.cfg.host_complete.ns());
         let t = self.targets[p.target as usize].on_core(at, complete);
-        // Read data and the completion capsule are posted together; the port sends
-        // them in order, so the capsule arrives after the data.
+        // Read data and the completion capsule are posted together on the command's
+        // queue pair, which delivers in order: the capsule leaves the port after the
+        // data's last packet and is not complete at the host before the data is (else,
+        // on a busy port, a capsule would fit an earlier gap and overtake its data).
+        let nic = self.cfg.nic_latency.ns();
+        let (mut earliest_tx, mut data_in) = (t + nic, 0);
         if kind == OpKind::Read {
-            self.send(p, Dir::TargetToHost, t, len);
+            let (tx_end, arrival) = self.send_from(p, Dir::TargetToHost, t + nic, len);
+            (earliest_tx, data_in) = (tx_end, arrival);
         }
-        let t = self.send(p, Dir::TargetToHost, t, CQE_BYTES);
-        self.hosts[p.host as usize].on_core(t, host_complete)
+        let (_, capsule_in) = self.send_from(p, Dir::TargetToHost, earliest_tx, CQE_BYTES);
+        self.hosts[p.host as usize].on_core(capsule_in.max(data_in), host_complete)
     }
 }
 
@@ -270,6 +283,29 @@ mod tests {
         assert!(
             last >= 8 * rx_one,
             "{last} ns < 8 x {rx_one} ns on the target port"
+        );
+    }
+
+    /// A read's completion capsule follows its data on the queue pair: on a target
+    /// port with a gap too small for the data but big enough for a capsule, the
+    /// capsule does not take the gap and overtake the data.
+    #[test]
+    fn a_read_completion_never_overtakes_its_data() {
+        let mut f = fabric(1);
+        let (nic, target_cost) = (f.cfg.nic_latency.ns(), f.cfg.target_complete.ns());
+        let cqe_ns = f.targets[0].wire_ns(f.wire_bytes(CQE_BYTES));
+        let data_ns = f.targets[0].wire_ns(f.wire_bytes(4096));
+        // The data may leave at `earliest`; another queue pair's message holds the
+        // port from two capsules' time after that.
+        let earliest = 1_000 + target_cost + nic;
+        let (gap, blocker) = (2 * cqe_ns, 10 * data_ns);
+        assert!(gap < data_ns);
+        f.targets[0].tx[0].reserve(0, earliest + gap, blocker);
+        let done = f.backward(path(0), 1_000, OpKind::Read, 4096);
+        let data_left = earliest + gap + blocker + data_ns;
+        assert!(
+            done >= data_left + f.cfg.host_complete.ns(),
+            "completed at {done} ns, before the data left the port at {data_left} ns"
         );
     }
 }
