@@ -3,10 +3,12 @@ default, in `ssdlab fio` (checked against real fio's own write_iolog), in
 `ssdlab.run()` workloads, and through the options norandommap and random_generator."""
 
 import collections
+import json
 import subprocess
 
 import pytest
 import ssdlab
+from ssdlab.cli import main
 from ssdlab.fio import JobFileError, load_jobfile, run_jobfile
 
 has_fio = subprocess.run(["sh", "-c", "command -v fio"], capture_output=True).returncode == 0
@@ -102,3 +104,13 @@ def test_run_workload_keys():
     assert 130 < len(offsets(r2)) < 195
     with pytest.raises(ssdlab.ConfigError, match="random_generator"):
         ssdlab.run("tiny-test", dict(wl, random_generator="bad"))
+
+
+def test_cli_run_flags(tmp_path):
+    out = tmp_path / "r.json"
+    args = ["run", "--device", "tiny-test", "--rw", "randwrite", "--size", "1MiB",
+            "--number_ios", "256", "-q", "--json", str(out)]  # fmt: skip
+    assert main([*args, "--norandommap", "--random_generator", "lfsr"]) == 0
+    wl = json.loads(out.read_text())["workload"]
+    assert wl["norandommap"] is True and wl["random_generator"] == "lfsr"
+    assert main([*args, "--random_generator", "xorshift"]) == 2
