@@ -41,8 +41,10 @@ def test_light_and_heavy_follow_seed_002_table_3():
 def test_iometer_single_line_is_one_job():
     w = iometer_workload("4096,100,70,100,0,1,0,0")
     assert w["rw"] == "randrw" and w["rwmixread"] == 70 and w["bs"] == "4096B"
+    assert w["norandommap"] is True  # IOMeter has no random map: offsets may repeat
     w = iometer_workload("128K,100,0,0")
     assert w["rw"] == "rw" and w["rwmixread"] == 0 and w["bs"] == "131072B"
+    assert "norandommap" not in w
     w = iometer_workload("4K,100,100,40,5,8")
     assert w["percentage_random"] == 40
     assert (w["thinktime"], w["thinktime_blocks"]) == ("5ms", 8)

@@ -35,6 +35,11 @@ FIO_FLAGS = [
     ("io_size", "bytes per job before it stops"),
     ("runtime", "simulated time limit; a bare number is seconds (as in fio), e.g. 30, 100ms"),
     ("ramp_time", "simulated warm-up excluded from statistics (bare number: seconds), e.g. 10ms"),
+    (
+        "random_generator",
+        "tausworthe (default) or tausworthe64: fio's random map, a new order "
+        "each pass; lfsr: the same order each pass",
+    ),
 ]
 
 DEFAULT_WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 200_000}
@@ -167,6 +172,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workload:
         workload = _load_workload_arg(args.workload)
     given = {name: getattr(args, name) for name, _ in FIO_FLAGS if getattr(args, name) is not None}
+    if args.norandommap:
+        given["norandommap"] = True
     # An explicit stop rule replaces the default one rather than adding to it.
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
@@ -278,6 +285,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workload", help=f"named workload ({', '.join(WORKLOADS)}) or JSON file")
     for name, help_text in FIO_FLAGS:
         p.add_argument(f"--{name}", help=help_text)
+    p.add_argument(
+        "--norandommap",
+        action="store_true",
+        help="random offsets drawn with replacement (default: as fio, every block of the "
+        "span once per pass before any repeats)",
+    )
     p.add_argument(
         "--state",
         default="full",

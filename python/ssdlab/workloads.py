@@ -161,6 +161,10 @@ def iometer_workload(spec: str, *, iodepth: int = 32, number_ios: int = 200_000)
         }
         if 0 < rnd < 100:
             j["percentage_random"] = rnd
+        if rnd:
+            # IOMeter draws every random offset afresh: no coverage map, so fio's
+            # norandommap (ssdlab follows fio's random map by default).
+            j["norandommap"] = True
         if delay:
             j["thinktime"] = f"{delay}ms"
             j["thinktime_blocks"] = burst

@@ -10,7 +10,10 @@ fn device() -> DeviceConfig {
 }
 
 fn random_writes(dev: &DeviceConfig, units: u64, state: DriveState) -> Ssd {
-    let wl = format!(r#"{{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":{units}}}"#);
+    // Uniform random overwrites drawn with replacement, as the preparation models them.
+    let wl = format!(
+        r#"{{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":{units},"norandommap":true}}"#
+    );
     let wl = load_workload(&wl, &[], dev.capacity_bytes()).unwrap();
     let mut ssd = Ssd::new(
         dev.clone(),
@@ -56,7 +59,10 @@ fn timed_waf_from(dev: &DeviceConfig, mut ftl: Ftl, units: u64) -> f64 {
     ftl.seal_open_stripes();
     ftl.drop_in_flight_gc();
     ftl.reset_stats();
-    let wl = format!(r#"{{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":{units}}}"#);
+    // Uniform random overwrites drawn with replacement, as the preparation models them.
+    let wl = format!(
+        r#"{{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":{units},"norandommap":true}}"#
+    );
     let wl = load_workload(&wl, &[], dev.capacity_bytes()).unwrap();
     let mut ssd = Ssd::new(
         dev.clone(),

@@ -120,7 +120,9 @@ NO_EFFECT: dict[str, str] = {
         "slat_percentiles", "block_error_percentiles", "description", "stats", "unit_base",
     ), _LOG),
     **dict.fromkeys(("continue_on_error", "ignore_error", "error_dump", "skip_bad"), _ERR),
-    **dict.fromkeys(("randrepeat", "random_generator", "norandommap"), _RAND),
+    **dict.fromkeys(("randrepeat", "allrandrepeat"), _RAND),
+    "softrandommap": "the fallback when fio cannot allocate its random map; ssdlab's map "
+    "needs no memory, so it is always kept (as fio keeps it when the allocation succeeds)",
     **dict.fromkeys(("sync",), _SYNC),
     **dict.fromkeys(("pi_act", "pi_chk", "apptag", "apptag_mask", "md_per_io_size"), _PI),
     **dict.fromkeys(
@@ -171,6 +173,10 @@ SIMULATED: dict[str, str] = {
     "loops": "repeats the I/O amount",
     "random_distribution": "random, zipf, pareto, normal, zoned",
     "percentage_random": "share of random offsets",
+    "norandommap": "uniform random offsets drawn with replacement (default: fio's random map, "
+    "every block of the span once per pass before any repeats)",
+    "random_generator": "tausworthe, tausworthe64: the random map (a new order each pass); "
+    "lfsr: each block once per pass in the same order, even with norandommap",
     "randseed": "the job's seed",
     "thinktime": "pause after thinktime_blocks I/Os",
     "thinktime_blocks": "I/Os between pauses",
@@ -758,6 +764,15 @@ def _job(
             spec["percentage_random"] = vals[0]
         elif n == "randseed":
             spec["randseed"] = parse_int(v, w, n)
+        elif n == "norandommap":
+            spec["norandommap"] = parse_bool(v, w, n)
+        elif n == "random_generator":
+            gen = v.strip().lower()
+            if gen not in ("tausworthe", "tausworthe64", "lfsr"):
+                raise JobFileError(
+                    f"{w}: random_generator={v}: allowed: tausworthe, lfsr, tausworthe64"
+                )
+            spec["random_generator"] = gen
         elif n == "thinktime":
             spec["thinktime"] = f"{parse_time_ns(v, w, n, default_unit='us')}ns"
         elif n == "thinktime_blocks":

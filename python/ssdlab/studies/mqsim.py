@@ -29,7 +29,14 @@ MQSIM = {
     },
 }
 WORKLOADS = {
-    "randread-4k": {"rw": "randread", "bs": "4KiB", "iodepth": 32, "runtime": "10s"},
+    # MQSim draws each random address afresh (Uniform_ulong over the span): norandommap.
+    "randread-4k": {
+        "rw": "randread",
+        "bs": "4KiB",
+        "iodepth": 32,
+        "runtime": "10s",
+        "norandommap": True,
+    },
     "seqread-128k": {"rw": "read", "bs": "128KiB", "iodepth": 32, "runtime": "3s"},
 }
 

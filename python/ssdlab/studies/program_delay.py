@@ -106,12 +106,14 @@ def is_steady(waf: float, prep_waf: float) -> bool:
 
 
 def workload(ramp: str, measure: str) -> dict:
-    """The seed's IOMeter pattern: 4 KiB random 70/30 at QD32, `ramp` left out."""
+    """The seed's IOMeter pattern: 4 KiB random 70/30 at QD32, `ramp` left out (IOMeter draws
+    each random offset afresh: norandommap)."""
     return {
         "rw": "randrw",
         "bs": "4KiB",
         "rwmixread": 70,
         "iodepth": 32,
+        "norandommap": True,
         "ramp_time": ramp,
         "runtime": f"{_secs(ramp) + _secs(measure)}s",
     }

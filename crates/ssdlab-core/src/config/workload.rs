@@ -156,6 +156,16 @@ pub struct WorkloadConfig {
     /// random and the rest continue sequentially after the previous one.
     #[serde(default = "default_hundred")]
     pub percentage_random: u32,
+    /// fio's `norandommap`: uniform random offsets are drawn with replacement (blocks
+    /// may repeat or be missed within a pass). Default (fio's): a random map gives
+    /// every block of the span once per pass before any repeats.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub norandommap: bool,
+    /// fio's `random_generator`: `tausworthe` (default) or `tausworthe64` (the random
+    /// map, a new order each pass; without it, draws with replacement) or `lfsr` (each
+    /// block once per pass, the same order each pass, even with `norandommap`).
+    #[serde(default = "default_generator", skip_serializing_if = "is_tausworthe")]
+    pub random_generator: String,
     /// fio's `rw=...:size` for sequential patterns: bytes skipped after each I/O.
     #[serde(default)]
     pub seq_skip: Size,
@@ -214,6 +224,12 @@ fn is_zero_secs(s: &Secs) -> bool {
 }
 fn is_false(b: &bool) -> bool {
     !*b
+}
+fn is_tausworthe(s: &str) -> bool {
+    s == "tausworthe"
+}
+fn default_generator() -> String {
+    "tausworthe".into()
 }
 fn is_linear(s: &str) -> bool {
     s == "linear"
@@ -514,6 +530,12 @@ impl WorkloadConfig {
             errs.push(format!(
                 "rate_process: '{}' is not allowed (linear or poisson)",
                 self.rate_process
+            ));
+        }
+        if !["tausworthe", "tausworthe64", "lfsr"].contains(&self.random_generator.as_str()) {
+            errs.push(format!(
+                "random_generator: '{}' is not allowed (tausworthe, tausworthe64 or lfsr)",
+                self.random_generator
             ));
         }
         if !self.seq_skip.bytes().is_multiple_of(512) {

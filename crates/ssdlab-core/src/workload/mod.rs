@@ -6,18 +6,30 @@
 //! at most every 1/rate) and `thinktime` (after every `thinktime_blocks` I/Os, the
 //! job stalls for the think time from the next completion).
 //!
-//! Simplifies: random offsets may repeat (fio's `norandommap` behaviour); offsets
-//! are aligned to the smallest block size the job issues (fio's default
-//! `blockalign`); every job starts sequential access at `offset` (no
+//! Uniform random offsets follow fio's random map by default: every block of the
+//! span once per pass before any repeats, one map per job shared by its reads,
+//! writes and trims (`randmap.rs`: how, and what differs from fio's bitmap);
+//! `norandommap` draws with replacement; `random_generator=lfsr` keeps the map
+//! (fio's LFSR never repeats within a pass, with or without `norandommap`) and
+//! repeats the same order each pass. As in fio, non-uniform distributions draw
+//! with replacement (fio turns its map off for them), and only the random picks
+//! use the map: the sequential I/Os of `percentage_random` and `rw=...:N` do not
+//! (fio issues them "busy OK", unmarked).
+//!
+//! Simplifies: offsets are aligned to the smallest block size the job issues (fio's
+//! default `blockalign`); every job starts sequential access at `offset` (no
 //! `offset_increment`). Zipf and pareto draw a rank by inverting the continuous
 //! power law (zipf: density ∝ x^-θ; pareto: the first fraction f of the ranks gets
 //! f^h of the accesses... see `Distribution`) and scatter ranks over the span with
 //! a fixed multiplicative permutation, so hot blocks are spread as fio's hashing
 //! spreads them.
 
+mod randmap;
+
 use crate::config::workload::Distribution;
 use crate::config::{Rw, WorkloadConfig};
 use crate::sim::{Ns, Rng};
+use randmap::RandMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -62,6 +74,8 @@ pub struct JobGen {
     sizes: BlockSizes,
     align: u64,
     dist: Distribution,
+    /// fio's random map for uniform random offsets (None: drawn with replacement).
+    map: Option<RandMap>,
     mix_read: u64,
     start: u64,
     span: u64,
@@ -147,16 +161,26 @@ impl JobGen {
             Some(s) => Rng::derive(s, 1 + job as u64),
             None => Rng::derive(seed, 1 + job as u64),
         };
+        let dist = Distribution::parse(&w.random_distribution).unwrap_or(Distribution::Uniform);
+        let slots = (span / align).max(1);
+        let lfsr = w.random_generator == "lfsr";
+        let map = (w.rw.is_random() && dist == Distribution::Uniform && (lfsr || !w.norandommap))
+            .then(|| {
+                // The map's own stream: the job's other draws stay as without a map.
+                let key = w.randseed.unwrap_or(seed) ^ 0x5241_4E44_4D41_5000;
+                RandMap::new(slots, Rng::derive(key, 1 + job as u64), !lfsr)
+            });
         JobGen {
             rng,
             rw: w.rw,
             sizes,
             align,
-            dist: Distribution::parse(&w.random_distribution).unwrap_or(Distribution::Uniform),
+            dist,
+            map,
             mix_read: w.rwmixread as u64,
             start: w.offset.bytes(),
             span,
-            slots: (span / align).max(1),
+            slots,
             next_seq: 0,
             seq_skip: w.seq_skip.bytes(),
             seq_back: w.seq_skip_back.bytes(),
@@ -221,7 +245,12 @@ impl JobGen {
     fn random_slot(&mut self) -> u64 {
         let n = self.slots;
         let rank = match &self.dist {
-            Distribution::Uniform => return self.rng.below(n),
+            Distribution::Uniform => {
+                return match &mut self.map {
+                    Some(map) => map.next(),
+                    None => self.rng.below(n),
+                }
+            }
             Distribution::Zipf(theta) => {
                 let u = self.rng.unit_f64();
                 let nf = n as f64;
@@ -298,7 +327,7 @@ impl JobGen {
                 }
             }
         };
-        let len = self.pick_bs(kind);
+        let mut len = self.pick_bs(kind);
         let mut off = if self.rw.is_random() {
             if self.run_left == 0 {
                 // percentage_random < 100: the others continue where the last ended.
@@ -328,7 +357,11 @@ impl JobGen {
             }
             o
         };
-        if off + len > self.span {
+        if off + len > self.span && self.map.is_some() && off + self.align <= self.span {
+            // A random map's pick keeps its offset and gets a block that fits (fio
+            // picks the block size after the offset, among those that fit).
+            len = (self.span - off) / 512 * 512;
+        } else if off + len > self.span {
             // Keep the I/O inside the span (aligned down).
             off = (self.span - len.min(self.span)) / self.align * self.align;
         }
