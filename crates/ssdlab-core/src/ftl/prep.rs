@@ -269,10 +269,10 @@ fn write_translation_pages(ftl: &mut Ftl) {
 /// host unit, so on a die with no time to spare a run lasts the whole cycle (1: every
 /// die is mid-run, as the dies of a drive whose random writes are bound by its dies
 /// are, e.g. `dram-ssd`). A die with idle time reads its victims ahead and finishes its
-/// run early (seed 003's 64-die drives under their random writes: 0.4-0.45 of the
-/// cycle, dies 56-58 % busy); preparation does not know the load, so such a drive
-/// starts owing more GC than it will and settles within one run
-/// (docs/validation.md, section 2).
+/// run early (seed 003's drives under their random writes or 70/30 mix: in about 0.4
+/// of the cycle); preparation does not know the load, so such a drive starts owing
+/// more GC than it will and collects it in its first seconds (docs/validation.md,
+/// section 2).
 pub const PACED_RUN_SHARE: f64 = 1.0;
 
 /// Put each die of an aged drive at its own point of the GC cycle: die `d` gets a
