@@ -495,6 +495,12 @@ impl Ftl {
         (f.block != NO_BLOCK).then_some(f.next)
     }
 
+    /// Units written into the die's open GC block (None: no block open).
+    pub fn gc_fill(&self, die: u32) -> Option<u32> {
+        let f = self.dies[die as usize].gc;
+        (f.block != NO_BLOCK).then_some(f.next)
+    }
+
     /// Oracle check when a read translates `lpn` to `pun`: the unit must hold the
     /// latest version written to `lpn` (0 for never written or trimmed).
     #[inline]

@@ -31,7 +31,11 @@
 //!
 //! Aged drives (`steady`, `aging`) end with their dies staggered over the GC cycle
 //! (`stagger_dies`), as dies that have run a long random write do: otherwise every
-//! die would reach its GC threshold at the same write and collect at once.
+//! die would reach its GC threshold at the same write and collect at once. A paced
+//! die's cycle is clocked by its host block and its GC block (how far into its run
+//! of victims it is); simplified: the share of the cycle a run takes depends on the
+//! load, which preparation does not know (`PACED_RUN_SHARE`), and no victim is left
+//! half collected (a die mid-run claims its next victim at its first write).
 //!
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
@@ -260,19 +264,40 @@ fn write_translation_pages(ftl: &mut Ftl) {
     ftl.slc_active = slc;
 }
 
+/// Share of a paced die's cycle (one host block of writes) that preparation takes
+/// its GC run to fill (see `stagger_dies`). Paced GC copies `v / (U - v)` units per
+/// host unit, so on a die with no time to spare a run lasts the whole cycle (1: every
+/// die is mid-run, as the dies of a drive whose random writes are bound by its dies
+/// are, e.g. `dram-ssd`). A die with idle time reads its victims ahead and finishes its
+/// run early (seed 003's drives under their random writes or 70/30 mix: in about 0.4
+/// of the cycle); preparation does not know the load, so such a drive starts owing
+/// more GC than it will and collects it in its first seconds (docs/validation.md,
+/// section 2).
+pub const PACED_RUN_SHARE: f64 = 1.0;
+
 /// Put each die of an aged drive at its own point of the GC cycle: die `d` gets a
-/// phase `p` in (0, 1) (evenly spaced, dealt to the dies in a seeded order) and is
-/// left `h` host blocks' worth of writes before it reaches the GC threshold, by
-/// random overwrites placed on that die (and GC on it when it must free blocks).
+/// phase `p` in (0, 1) (evenly spaced, dealt to the dies in a seeded order), its host
+/// block filled to `p`, by random overwrites placed on that die (and GC on it when it
+/// must free blocks).
+///
 /// Burst GC collects from the threshold to the target and then lets the host fill
-/// that headroom, so `h = p x (target - threshold)`. Paced GC keeps a die at its
-/// threshold, collecting all the time: every die starts there (`h = 0`), with its
-/// host block filled to `p` so that dies open new blocks at different times.
-/// (Where dies have time to read their victims ahead, a paced die instead sits one
-/// block above its threshold most of the time, and this start puts every die in step
-/// for its first GC cycles: seed 003's drives collect in waves of one victim per die
-/// for their first ~7 s. docs/validation.md, section 2; its study leaves that out.)
-/// Returns the units written.
+/// that headroom: die `d` is left `p x (target - threshold)` host blocks short of the
+/// threshold.
+///
+/// Paced GC: the cycle of a die under uniform random writes is clocked by its host
+/// block. When the host opens a block the die falls from `threshold + 1` free blocks
+/// to the threshold and claims a victim; it then collects victim after victim (its
+/// GC run) until an erase brings it back to `threshold + 1`, and waits there until
+/// the host opens its next block. A victim with `v` of `U` units valid adds `v` units
+/// to the GC block; each time that block fills and another opens, the die loses the
+/// block the erase gave back, so the run ends at the first victim whose copies fit in
+/// the open GC block: a run takes about `U / (U - v)` victims, and how many are left
+/// is set by the GC block's fill `g` (`g / (U - v)` + 1 of them). So a die is placed
+/// on that cycle by two fills: a die with `p < PACED_RUN_SHARE` is mid-run (at the
+/// threshold, its GC block filled to `1 - p / PACED_RUN_SHARE`: the further into the
+/// run, the fewer victims left), the others have finished their run (one block above
+/// the threshold, their GC block nearly full, so that the next host block starts a
+/// whole run). Returns the units written.
 pub fn stagger_dies(ftl: &mut Ftl, rng: &mut Rng) -> u64 {
     let geo = ftl.geo.clone();
     let (upb, upg) = (geo.units_per_block, geo.units_per_program);
@@ -282,20 +307,32 @@ pub fn stagger_dies(ftl: &mut Ftl, rng: &mut Rng) -> u64 {
         order.swap(i, j);
     }
     let mut written = 0;
+    // A fill as whole programs of an open block (an empty one is not "open").
+    let units = |fill: f64| ((fill * upb as f64) as u32 / upg * upg).clamp(upg, upb - upg);
+    let fills = upb >= 2 * upg;
     for die in 0..geo.dies {
         let p = (order[die as usize] as f64 + 0.5) / geo.dies as f64;
-        // Free blocks and host-block fill that leave h blocks of host writes: the
-        // rest of the open block, then the free blocks above the threshold but one.
-        let (free, fill) = match ftl.gc_pacing {
-            GcPacing::Paced => (ftl.gc_threshold, p),
+        // Free blocks, host-block fill and (paced) GC-block fill.
+        let (free, fill, gc_fill) = match ftl.gc_pacing {
+            GcPacing::Paced if p < PACED_RUN_SHARE => {
+                (ftl.gc_threshold, p, Some(1.0 - p / PACED_RUN_SHARE))
+            }
+            GcPacing::Paced => (ftl.gc_threshold + 1, p, Some(1.0)),
             GcPacing::Burst => {
                 let h = p * (ftl.gc_target - ftl.gc_threshold) as f64;
-                (ftl.gc_threshold + h.ceil() as u32, h.ceil() - h)
+                (ftl.gc_threshold + h.ceil() as u32, h.ceil() - h, None)
             }
         };
-        // An open block holds at least one program (an empty one is not "open").
-        if upb >= 2 * upg {
-            let fill = ((fill * upb as f64) as u32 / upg * upg).clamp(upg, upb - upg);
+        if let (Some(g), true) = (gc_fill, fills) {
+            // Room for both frontiers to open a block, then the GC block's fill.
+            while ftl.free_blocks(die) < free + 2 && ftl.gc_functional(die) {}
+            let g = units(g);
+            while ftl.gc_fill(die) != Some(g) {
+                written += copy_on_die(ftl, die, rng);
+            }
+        }
+        if fills {
+            let fill = units(fill);
             let host = |f: &Ftl| f.dies[die as usize].host;
             while host(ftl).block == NO_BLOCK || host(ftl).next != fill {
                 written += write_on_die(ftl, die, rng);
@@ -312,6 +349,17 @@ pub fn stagger_dies(ftl: &mut Ftl, rng: &mut Rng) -> u64 {
     written
 }
 
+/// A random valid host unit held by `die` (its physical unit), if one is found.
+fn unit_on_die(ftl: &Ftl, die: u32, rng: &mut Rng) -> Option<u32> {
+    let first = ftl.geo.block_base(ftl.geo.block_id(die, 0)) as u64;
+    let units = ftl.geo.native_blocks_per_die as u64 * ftl.geo.units_per_block as u64;
+    (0..1000).find_map(|_| {
+        let pun = (first + rng.below(units)) as u32;
+        let l = ftl.p2l.get(pun as usize);
+        ((l as u64) < ftl.host_units).then_some(pun)
+    })
+}
+
 /// Overwrite a random host unit held by `die`, placing the new copy on that die
 /// too (so the die keeps its share of the data), collecting there first if the die
 /// could not open a block. Returns 1.
@@ -319,20 +367,23 @@ fn write_on_die(ftl: &mut Ftl, die: u32, rng: &mut Rng) -> u64 {
     while ftl.dies[die as usize].host.block == NO_BLOCK && ftl.free_blocks(die) <= 1 {
         assert!(ftl.gc_functional(die), "die {die} has nothing to collect");
     }
-    let first = ftl.geo.block_base(ftl.geo.block_id(die, 0)) as u64;
-    let units = ftl.geo.native_blocks_per_die as u64 * ftl.geo.units_per_block as u64;
-    let mut lpn = rng.below(ftl.host_units) as u32; // if the die held no host data
-    for _ in 0..1000 {
-        let l = ftl.p2l.get((first + rng.below(units)) as usize);
-        if (l as u64) < ftl.host_units {
-            lpn = l;
-            break;
-        }
-    }
+    let anywhere = rng.below(ftl.host_units) as u32; // if the die held no host data
+    let lpn = unit_on_die(ftl, die, rng).map_or(anywhere, |pun| ftl.p2l.get(pun as usize));
     ftl.host_cursor = die;
     let (pun, full) = ftl.place_host(lpn).expect("the die takes it");
     debug_assert_eq!(ftl.geo.die_of(pun), die);
     if let Some(s) = full {
+        ftl.program_done(s);
+    }
+    1
+}
+
+/// Copy a random valid host unit of `die` into the die's GC block, as a
+/// relocation does (the data of a random block rather than a victim's: under
+/// uniform random writes which units survive where is exchangeable). Returns 1.
+fn copy_on_die(ftl: &mut Ftl, die: u32, rng: &mut Rng) -> u64 {
+    let pun = unit_on_die(ftl, die, rng).expect("the die holds host data");
+    if let Some((_, Some(s))) = ftl.relocate(pun) {
         ftl.program_done(s);
     }
     1

@@ -331,6 +331,19 @@ impl Ssd {
     /// Run until every job has finished. `progress` is called now and then with the
     /// fraction done (0..1); returning false stops the run early.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
+        self.run_observed(progress, 0, &mut |_| {});
+    }
+
+    /// `run`, with `observe` called with the drive about every `every_ns` of simulated
+    /// time (checked every 4,096 events; 0: never), for time series of its state
+    /// (free blocks, victims, FTL counters) in tests and measurements.
+    pub fn run_observed(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> bool,
+        every_ns: Ns,
+        observe: &mut dyn FnMut(&Ssd),
+    ) {
+        let mut next_obs = if every_ns == 0 { Ns::MAX } else { self.now() };
         self.window.open(self.now(), &self.ftl.stats);
         let mut active = self.start_group(0);
         let mut tick = 0u32;
@@ -351,8 +364,14 @@ impl Ssd {
                 active = self.start_group(self.group_idx);
             }
             tick = tick.wrapping_add(1);
-            if tick & 0xFFFF == 0 && !progress(self.progress()) {
-                break;
+            if tick & 0xFFF == 0 {
+                if self.now() >= next_obs {
+                    observe(self);
+                    next_obs = self.now() + every_ns;
+                }
+                if tick & 0xFFFF == 0 && !progress(self.progress()) {
+                    break;
+                }
             }
         }
     }
