@@ -1,5 +1,7 @@
 //! Drive preparation built directly must match what timed writes produce.
 
+mod common;
+
 use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
 use ssdlab_core::ftl::prep::{prepare, DriveState};
 use ssdlab_core::ftl::{BlockState, Ftl};
@@ -318,23 +320,22 @@ fn gc_series(ssd: &mut Ssd, window_ns: u64) -> Vec<(f64, f64)> {
 #[test]
 fn aged_paced_drive_starts_in_gc_steady_state() {
     // Seed 003's dies (docs/validation.md, section 2) on 16 of them, 1/16 of the blocks.
-    let o: Vec<String> = [
-        "nand.channels=8",
-        "nand.dies_per_channel=2",
-        "nand.blocks_per_plane=170",
-        "nand.channel_rate=\"460MT/s\"",
-        "nand.pages_per_program=3",
-        "nand.t_read=\"50us\"",
-        "nand.t_prog=\"1.5ms\"",
-        "controller.write_buffer=\"12MiB\"",
-        "ftl.over_provisioning=0.0905",
-        "ftl.gc_threshold_blocks=3",
-        "ftl.gc_target_blocks=4",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let dev = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &o).unwrap();
+    let dev = common::device(
+        "client-tlc-dram",
+        &[
+            "nand.channels=8",
+            "nand.dies_per_channel=2",
+            "nand.blocks_per_plane=170",
+            "nand.channel_rate=\"460MT/s\"",
+            "nand.pages_per_program=3",
+            "nand.t_read=\"50us\"",
+            "nand.t_prog=\"1.5ms\"",
+            "controller.write_buffer=\"12MiB\"",
+            "ftl.over_provisioning=0.0905",
+            "ftl.gc_threshold_blocks=3",
+            "ftl.gc_target_blocks=4",
+        ],
+    );
     let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":32,"runtime":"12s"}"#;
     let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
     let mut ssd = Ssd::new(
