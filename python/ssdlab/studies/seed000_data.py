@@ -14,6 +14,12 @@ Aging: 142.04 %, 193.18 %, 215.37 %, 74.77 %), so the main sections are the high
 Conventions:
 - ``DIFF_PCT[(density, state, workload, queues)]`` is the seed's "% Diff" of DRAM over HMB,
   (DRAM - HMB) / HMB x 100, as printed (positive: the DRAM device is faster).
+- ``DIFF_FIGURES`` lists all 64 "% Diff" labels of the HMB vs DRAM slides (multi-density
+  ones included) as ``Figure(id, density, state, workload, queues, pct, note, legible)``:
+  ``queues`` is None where the OCR keeps the panel but not the queue count, ``note`` says where
+  the label is and why it was put there, ``legible`` is False where only its sign can be
+  trusted. ``DIFF_PCT`` is its subset that the OCR lets us assign with confidence
+  (python/ssdlab/studies/seed000_score.py scores ssdlab against the whole list).
 - ``HMB_SIZE_PCT[(density, state, workload, queues, hmb)]`` would hold the HMB tuning slides'
   Half or Min against Max. It is empty: every HMB tuning panel prints two labels per queue
   configuration (Half, Min) and the OCR gives them as loose rows of 8-12 numbers, some
@@ -110,6 +116,100 @@ DIFF_PCT: dict[tuple[str, str, str, str], float] = {
     #   panel's labels interleaved;
     # - low density, random write T1: Normal 7.44; Sustain 22.89, 32.01, 37.23.
 }
+
+
+class Figure(NamedTuple):
+    """One "% Diff" label of the HMB vs DRAM slides (DRAM over HMB, as printed)."""
+
+    id: str
+    density: str
+    state: str
+    workload: str
+    queues: str | None  # None: some queue count of the panel, which one the OCR does not keep
+    pct: float
+    note: str  # where the label is in the OCR (line numbers of the seed's text) and why here
+    legible: bool = True  # False: digits or sign garbled; only the sign can be compared
+
+
+def _figs(tag, density, state, workload, values, note, queues=None, legible=None):
+    """Figures of one panel: ``queues`` lists their queue counts (None: not assigned)."""
+    qs = queues or (None,) * len(values)
+    ok = legible or (True,) * len(values)
+    out = []
+    for i, (q, v, leg) in enumerate(zip(qs, values, ok), 1):
+        fid = f"{tag}-{density}-{state}-" + (f"{q}q" if q else f"u{i}")
+        out.append(Figure(fid, density, state, workload, q, v, note, leg))
+    return tuple(out)
+
+
+_Q5 = QUEUES
+_Q2 = ("2", "4", "8", "max")
+
+# All 64 "% Diff" labels of the "HMB vs DRAM Comparison" slides and of the "Multi-Density
+# Comparison" slides that compare HMB with DRAM. The OCR prints 72 such labels: 54 on the six
+# main slides and 18 on the two multi-density slides, whose "Density: High" panels repeat
+# main-slide panels; 8 of their labels are those repeats (".78%" of random read T16 Aging;
+# "377%", "2%", "0.17%" of random write T1 Normal; "0-46%", "3.40%", "-0.38%", "1.99%" of
+# its Sustain) and are counted once: 72 - 8 = 64. The repeats also print two labels the main
+# slide's OCR lost (2.28 % and 8.00 %): each of those two panels then has its five labels.
+# Queue counts are given where DIFF_PCT gives them (a row of five labels in queue order, or
+# four beside the axis's lost 1Q) and for 103.33 %, the one empty slot of its panel; every
+# other label's queue count is None (its row holds fewer than the panel's five labels, or the
+# labels sit on several rows at heights that do not follow queue order).
+# fmt: off
+DIFF_FIGURES: tuple[Figure, ...] = (
+    *_figs("sw", "high", "normal", SEQ_WRITE,
+           (67.68, 69.83, 68.22, 71.04, 70.86), "line 123: five labels in queue order", _Q5),
+    *_figs("sw", "high", "sustain", SEQ_WRITE, (103.33,),
+           "line 135: leftmost of the upper row, above Sustain's 2Q..Max-Q (78 %); as Aging's "
+           "1Q it would sit far below Aging's 281-288 % labels, not on their row. Either way "
+           "1Q; the panel is our reading", ("1",)),
+    *_figs("sw", "high", "sustain", SEQ_WRITE, (78.23, 79.11, 79.52, 78.31),
+           "line 136: four labels, 2Q..Max-Q (the axis's 1Q is lost)", _Q2),
+    *_figs("sw", "high", "aging", SEQ_WRITE, (281.53, 283.24, 283.25, 287.70),
+           "line 135: four labels after 103.33 %, 2Q..Max-Q", _Q2),
+    *_figs("sr", "high", "normal", SEQ_READ,
+           (77.95, 77.17, 76.37, 76.63, 76.56), "line 155: five labels in queue order", _Q5),
+    *_figs("sr", "high", "sustain", SEQ_READ, (118.54, 118.81, 118.69, 117.91, 118.54),
+           "line 167: first five labels, queue order", _Q5),
+    *_figs("sr", "high", "aging", SEQ_READ, (140.70, 131.21, 135.54, 135.65, 135.82),
+           "line 167: last five labels, queue order", _Q5),
+    *_figs("rr1", "high", "normal", RR_T1, (-0.35,),
+           "line 189: '0,355' (0.35 %, '%' read as '5'); no sign printed, negative by the "
+           "slide's bullet (HMB better in all states and queue configurations)",
+           legible=(False,)),
+    *_figs("rr16", "high", "sustain", RR_T16, (-8.81, -7.26, -7.49),
+           "line 234: '8.81% :7.26% i7-49%'; not among the Aging panel's labels on the "
+           "multi-density copy, so Sustain (our reading); signs garbled or missing, negative by "
+           "the slide's bullet; 'i7-49%' may be 17.49 %", legible=(True, True, False)),
+    *_figs("rr16", "high", "aging", RR_T16, (-0.78,),
+           "line 235 and the multi-density copy (line 349): '.78%', digits before the point "
+           "lost; negative by the slide's bullet", legible=(False,)),
+    *_figs("rw1", "high", "normal", RW_T1, (3.92, 1.45, 3.72, 0.17, 2.28),
+           "lines 263-265 (four labels on three rows, x labels 1Q/2Q lost) and 2.28 % from the "
+           "multi-density copy (line 365)"),
+    *_figs("rw1", "high", "sustain", RW_T1, (0.46, 3.40, -0.38, 1.99, 8.00),
+           "lines 275-277 ('OA6%' = 0.46 %) and 8.00 % from the multi-density copy (line 376); "
+           "label heights do not follow queue order"),
+    *_figs("rw1", "high", "aging", RW_T1, (1541.82, 1650.59, 1718.22, 1169.34, 382.62),
+           "lines 276-277: four on a row, 382.62 % below; Max-Q by the conclusion's 'Max-Q ... "
+           "lowest gaps' (as DIFF_PCT)", _Q5),
+    *_figs("rw16", "high", "normal", RW_T16, (8.10, 0.32), "line 296: two of five labels"),
+    *_figs("rw16", "high", "sustain", RW_T16, (1059.45, 1.26),
+           "line 308: left of Aging's three labels on a row spanning both panels, so Sustain "
+           "by position (1059.45 % may yet be Aging's)"),
+    *_figs("rw16", "high", "aging", RW_T16, (647.27, 948.27, 737.05),
+           "line 308: the row's three rightmost labels, three of five"),
+    *_figs("rr1", "low", "aging", RR_T1, (15.15, 15.68),
+           "line 333: right of the High panel's axes, in the Low panel"),
+    *_figs("rr16", "low", "aging", RR_T16, (13.17, 4.93),
+           "lines 347 and 352: positive, as the slide's bullet says of low density (4.93 % "
+           "may be in the High panel, whose labels the main slide gives as negative)"),
+    *_figs("rw1", "low", "normal", RW_T1, (7.44,), "line 363: the Low panel's one label"),
+    *_figs("rw1", "low", "sustain", RW_T1, (32.01, 37.23, 22.89),
+           "lines 375-376: the Low panel's labels (its 8Q axis label is lost)"),
+)
+# fmt: on
 
 # HMB tuning (Half / Min against Max): see the module docstring for why nothing is assigned.
 HMB_SIZE_PCT: dict[tuple[str, str, str, str, str], float] = {}
