@@ -65,7 +65,8 @@ CASES = [
     ("seed-negative", f"{RUN} --seed -1", "seed"),
     # item 4: memory
     ("max-memory", "run --device client-tlc-dram -q --state fresh --number_ios 10 "
-     "--set nand.blocks_per_plane=12000 --set map.cache=64MiB --max-memory 4G", "max_memory"),
+     "--set nand.blocks_per_plane=12000 --set map.cache=64MiB --set sram.size=16MiB "
+     "--max-memory 4G", "max_memory"),
     ("max-memory-tiny", f"{RUN} --max-memory 1M", "max_memory"),
     ("max-memory-not-a-size", f"{RUN} --max-memory lots", "--max-memory"),
     ("geometry-beyond-32-bit-units", "run --device client-tlc-dram -q --number_ios 10 "

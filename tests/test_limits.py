@@ -9,7 +9,8 @@ import pytest
 import ssdlab
 from ssdlab import _core, api
 
-BIG = {"nand.blocks_per_plane": 12000, "map.cache": "64MiB"}  # about 8 TB of raw flash
+# about 8 TB of raw flash; its paged map's SRAM structures need more than the default SRAM
+BIG = {"nand.blocks_per_plane": 12000, "map.cache": "64MiB", "sram.size": "16MiB"}
 
 
 def test_a_run_above_max_memory_is_refused_before_allocating():
@@ -39,8 +40,8 @@ def _main_in_child(argv):
 def test_cli_max_memory():
     rc, kib, err = _main_in_child(
         ["run", "--device", "client-tlc-dram", "-q", "--state", "fresh", "--set",
-         "nand.blocks_per_plane=12000", "--set", "map.cache=64MiB", "--number_ios", "10",
-         "--max-memory", "4G"]
+         "nand.blocks_per_plane=12000", "--set", "map.cache=64MiB", "--set", "sram.size=16MiB",
+         "--number_ios", "10", "--max-memory", "4G"]
     )  # fmt: skip
     assert rc == 2 and "max_memory" in err and "4096MiB" in err
     assert kib < 300_000  # refused before the 8.5 GiB of maps were allocated

@@ -16,6 +16,7 @@ def device(write_buffer: int) -> dict:
         "name": "wb-test",
         "host": {"pcie_gen": 3, "pcie_lanes": 4, "io_queues": 8, "queue_entries": 1024},
         "controller": {"cores": 2, "cmd_time": "1us", "write_buffer": f"{write_buffer}B"},
+        "sram": {"size": "16MiB"},  # holds the largest buffer probed
         "nand": {
             "channels": 2,
             "dies_per_channel": 2,

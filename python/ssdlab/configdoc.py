@@ -111,6 +111,14 @@ def describe_derived(cfg: dict) -> str:
     cached = f"{d['map_cache_bytes'] / gib:,.3f} GiB cached in "
     where = "whole map in " if d["map_whole"] else cached
     lines.append(f"  map: {d['map_bytes'] / gib:,.3f} GiB; {where}{d['map_tier']}; {mem}")
+    parts = d.get("sram_parts") or []
+    if "sram_bytes" in d:
+        used = sum(p["bytes"] for p in parts)
+        listed = ", ".join(f"{p['part']} {p['bytes'] / 1024:,.0f} KiB" for p in parts)
+        lines.append(
+            f"  SRAM: {used / 1024:,.0f} of {d['sram_bytes'] / 1024:,.0f} KiB used"
+            + (f" ({listed})" if listed else "")
+        )
     return "\n".join(lines)
 
 

@@ -46,6 +46,9 @@ fn main() {
                 j["events"],
                 j["device"]["ftl"]["waf"]
             );
+            if !j["stalled"].is_null() {
+                println!("stalled: {}", j["stalled"]);
+            }
             println!("{}", serde_json::to_string(&j["device"]).unwrap());
         }
         Err(e) => eprintln!("error: {e}"),

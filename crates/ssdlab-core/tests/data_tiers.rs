@@ -155,6 +155,7 @@ fn hmb_grant_is_shared_write_buffer_then_read_cache_then_map() {
             "hmb-ssd",
             &[
                 "controller.write_buffer_tier=\"hmb\"",
+                "controller.write_buffer=\"4MiB\"",
                 "read_cache.tier=\"hmb\"",
                 "read_cache.size=\"16MiB\"",
                 &format!("hmb.host_policy=\"{policy}\""),

@@ -33,7 +33,7 @@ const SMALL_MAP: &[&str] = &[
     "map.cache=\"1KiB\"",
     "map.segment=\"512B\"",
     "map.journal_entries=512",
-    "sram.size=\"64KiB\"",
+    "sram.size=\"512KiB\"",
 ];
 
 const CASES: &[Case] = &[

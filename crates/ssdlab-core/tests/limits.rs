@@ -120,6 +120,7 @@ fn memory_estimate_grows_with_the_geometry_and_is_checked_before_allocating() {
     let o: Vec<String> = vec![
         "nand.blocks_per_plane=12000".into(),
         "map.cache=64MiB".into(),
+        "sram.size=16MiB".into(),
     ];
     let big = load_device(&DeviceSpec::Preset("client-tlc-dram".into()), &o).unwrap();
     let e = ssdlab_core::run_from_specs(

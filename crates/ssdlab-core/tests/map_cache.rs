@@ -49,7 +49,10 @@ fn qd1_miss_penalty_is_one_segment_load() {
 fn hit_rate_follows_cache_over_map() {
     let wl = r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":20000,"size":"1GiB"}"#;
     for (cache, expect) in [("64KiB", 0.125), ("256KiB", 0.5)] {
-        let dev = device("emmc-32g", &[&format!("map.cache=\"{cache}\"")]);
+        let dev = device(
+            "emmc-32g",
+            &[&format!("map.cache=\"{cache}\""), "sram.size=\"2MiB\""],
+        );
         let r = simulate(&dev, wl, DriveState::Full, false);
         let hr = f(&r["device"]["map"]["hit_rate"]);
         assert!((hr - expect).abs() < 0.02, "cache {cache}: hit rate {hr}");
@@ -96,7 +99,7 @@ fn hmb_traffic_slows_data_on_the_link() {
         "host.pcie_gen=1",
         "host.pcie_lanes=1",
         "map.segment=\"4KiB\"",
-        "sram.size=\"2MiB\"",
+        "sram.size=\"8MiB\"",
     ];
     let mut sram: Vec<&str> = common.to_vec();
     sram.extend(["map.tier=\"sram\"", "map.cache=\"1MiB\""]);

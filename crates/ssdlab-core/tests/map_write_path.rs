@@ -65,7 +65,7 @@ fn aged_random_writes_with_a_small_map_cache_keep_going() {
         "map.cache=\"1KiB\"",
         "map.segment=\"512B\"",
         "map.journal_entries=512",
-        "sram.size=\"64KiB\"",
+        "sram.size=\"512KiB\"",
     ];
     let wl = r#"{"rw":"randrw","rwmixread":30,"bs":"4k","iodepth":16,"number_ios":60000}"#;
     let r = simulate(

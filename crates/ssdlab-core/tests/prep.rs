@@ -331,6 +331,7 @@ fn aged_paced_drive_starts_in_gc_steady_state() {
             "nand.t_read=\"50us\"",
             "nand.t_prog=\"1.5ms\"",
             "controller.write_buffer=\"12MiB\"",
+            "sram.size=\"16MiB\"",
             "ftl.over_provisioning=0.0905",
             "ftl.gc_threshold_blocks=3",
             "ftl.gc_target_blocks=4",

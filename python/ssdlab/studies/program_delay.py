@@ -63,6 +63,7 @@ NAND = {
     "nand.t_prog": "1.5ms",
     "nand.t_erase": "3.5ms",
     "controller.write_buffer": "12MiB",
+    "sram.size": "16MiB",  # holds the 12 MiB buffer (controller SRAM is a budget)
     # "2TB" and "4TB" of 32 and 64 x 512 Gbit (2,199 and 4,398 GB raw): 9.05 % spare
     "ftl.over_provisioning": 0.0905,
     # GC reserve scaled with the drive (1/16 of the blocks, below): 3 blocks per die

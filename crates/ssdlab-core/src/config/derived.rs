@@ -55,6 +55,12 @@ impl DeviceConfig {
             "map_cache_bytes": place.cache_bytes,
             "dram_bytes": self.dram.size.bytes(),
             "hmb_preferred_bytes": self.hmb.hmpre.bytes(),
+            "sram_bytes": self.sram.size.bytes(),
+            "sram_parts": self
+                .sram_parts()
+                .into_iter()
+                .map(|(name, bytes)| json!({"part": name, "bytes": bytes}))
+                .collect::<Vec<_>>(),
             "geometry": {
                 "channels": n.channels,
                 "dies_per_channel": n.dies_per_channel,

@@ -671,6 +671,9 @@ impl DeviceConfig {
         if errs.is_empty() {
             self.validate_map(&mut errs);
             self.validate_data_tiers(&mut errs);
+            if errs.is_empty() {
+                self.validate_sram_budget(&mut errs);
+            }
             self.scheduler.validate(&mut errs);
         }
         if errs.is_empty() {

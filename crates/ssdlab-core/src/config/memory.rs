@@ -103,6 +103,31 @@ impl MapFill {
     }
 }
 
+/// How changed map entries of segments that are not cached reach flash.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapUpdate {
+    /// The SRAM journal applies a segment's logged entries by loading it, applying
+    /// them and writing it straight back to its translation page (the map cache
+    /// holds only what reads loaded).
+    #[default]
+    Journal,
+    /// The map cache is a write-back cache (write-allocate): a segment whose entries
+    /// changed is loaded into the cache and stays there dirty, so that several
+    /// updates of it cost one write-back, on eviction or when the map-update log
+    /// is about to wrap past its first change. Every changed entry is also
+    /// appended to the map-update log, persisted to NAND in log pages, so that
+    /// dirty segments held only in host memory can be rebuilt.
+    WriteBack,
+}
+
+impl MapUpdate {
+    /// The default (left out of the resolved config, which reports embed).
+    pub fn is_journal(&self) -> bool {
+        *self == MapUpdate::Journal
+    }
+}
+
 /// Where the map update journal lives.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -194,7 +219,27 @@ pub struct MapConfig {
     /// nothing stays cached; see docs/validation.md).
     #[serde(default, skip_serializing_if = "MapFill::is_segment")]
     pub fill: MapFill,
+    /// How updates of segments that are not cached reach flash: journal (default)
+    /// or write-back (the map cache as a write-allocate write-back cache, with the
+    /// map-update log persisted in NAND log pages).
+    #[serde(default, skip_serializing_if = "MapUpdate::is_journal")]
+    pub update: MapUpdate,
+    /// Write-back only: the map-update log's ring in NAND, in entries (8 bytes each,
+    /// persisted one mapping unit at a time). A dirty segment is written back
+    /// before the log wraps past its first change, which bounds what a rebuild
+    /// after a power loss replays. Default 512 Ki entries (4 MiB): an assumption.
+    #[serde(default = "default_log", skip_serializing_if = "is_default_log")]
+    pub log_entries: u32,
 }
+
+fn default_log() -> u32 {
+    DEFAULT_LOG_ENTRIES
+}
+fn is_default_log(n: &u32) -> bool {
+    *n == DEFAULT_LOG_ENTRIES
+}
+/// The map-update log ring's default size in entries (4 MiB of 8-byte entries).
+pub const DEFAULT_LOG_ENTRIES: u32 = 512 * 1024;
 
 impl MapConfig {
     pub fn cache_text(&self) -> String {
@@ -217,6 +262,8 @@ impl Default for MapConfig {
             journal_tier: JournalTier::Sram,
             translation_spare: default_translation_spare(),
             fill: MapFill::Segment,
+            update: MapUpdate::Journal,
+            log_entries: DEFAULT_LOG_ENTRIES,
         }
     }
 }
@@ -225,7 +272,9 @@ impl Default for MapConfig {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SramConfig {
-    /// SRAM available to the FTL for map caching.
+    /// Controller SRAM: the write buffer (in SRAM), an SRAM read cache, the map cache
+    /// or its SRAM level, the map journal and the map-of-map share it; a device whose
+    /// parts do not fit is an error listing them (`ssdlab validate` shows the budget).
     #[serde(default = "default_sram_size")]
     pub size: Size,
     /// Access latency.

@@ -4,7 +4,13 @@
 //! cache, then the map cache takes the rest); a structure that does not fit in
 //! what is left falls back: the write buffer to one program unit of SRAM (a
 //! staging buffer), the read cache to none, the map cache to its SRAM level.
-//! Simplifies: SRAM/DRAM sizes are checked per structure, not summed.
+//! Controller SRAM is a budget: the write buffer (or the staging buffer it falls
+//! back to), an SRAM read cache, the map cache or its SRAM level, the map update
+//! journal and the map-of-map share `sram.size`, and a device whose parts do not
+//! fit is an error that lists them (`sram_parts`).
+//! Simplifies: DRAM sizes are checked per structure, not summed; firmware code,
+//! stacks and per-block tables are not counted against the SRAM (no public figure
+//! for any controller; they are taken to live outside the modelled `sram.size`).
 
 use super::device::DeviceConfig;
 use super::memory::{
@@ -19,6 +25,17 @@ impl DeviceConfig {
         self.nand.planes_per_die as u64
             * self.nand.pages_per_program.max(1) as u64
             * self.nand.page_size.bytes()
+    }
+
+    /// Logical units of the map-update log's ring in NAND (write-back map cache on a
+    /// demand-paged map only; 0 otherwise). They follow the map's own units.
+    pub fn map_log_units(&self) -> u64 {
+        let place = self.map_placement();
+        if place.whole || self.map.update != super::memory::MapUpdate::WriteBack {
+            return 0;
+        }
+        let unit = self.ftl.mapping_unit.bytes().max(1);
+        (self.map.log_entries as u64 * JOURNAL_ENTRY_BYTES).div_ceil(unit)
     }
 
     /// How the negotiated HMB is shared between its uses.
@@ -128,6 +145,57 @@ impl DeviceConfig {
         }
     }
 
+    /// What lives in controller SRAM once the HMB is negotiated, in bytes, by name:
+    /// the parts that share `sram.size`.
+    pub fn sram_parts(&self) -> Vec<(&'static str, u64)> {
+        let mut parts = Vec::new();
+        let (wb_tier, wb_bytes) = self.write_buffer_placement();
+        if wb_tier == DataTier::Sram {
+            parts.push(("write buffer (controller.write_buffer)", wb_bytes));
+        }
+        if let Some((DataTier::Sram, b)) = self.read_cache_placement() {
+            parts.push(("read cache (read_cache.size)", b));
+        }
+        let place = self.map_placement();
+        match place.tier {
+            MapTier::Sram => parts.push(("map cache (map.cache)", place.cache_bytes)),
+            MapTier::Hmb if place.l1_bytes > 0 => {
+                parts.push(("SRAM map level (map.sram_cache)", place.l1_bytes))
+            }
+            _ => {}
+        }
+        if !place.whole {
+            let (jt, entries) = self.journal_placement();
+            if jt == JournalTier::Sram {
+                parts.push((
+                    "map update journal (map.journal_entries x 8 B)",
+                    entries * JOURNAL_ENTRY_BYTES,
+                ));
+            }
+            parts.push(("map-of-map (4 B per map segment)", place.map_of_map_bytes));
+        }
+        parts
+    }
+
+    pub(super) fn validate_sram_budget(&self, errs: &mut Vec<String>) {
+        let parts = self.sram_parts();
+        let total: u64 = parts.iter().map(|p| p.1).sum();
+        let size = self.sram.size.bytes();
+        if total > size {
+            let list = parts
+                .iter()
+                .map(|(name, b)| format!("{name} {}", Size(*b)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            errs.push(format!(
+                "sram.size: {} does not hold what the controller keeps in SRAM ({} in all: {list}); give sram.size at least {} or shrink a part",
+                self.sram.size,
+                Size(total),
+                Size(total)
+            ));
+        }
+    }
+
     pub(super) fn validate_map(&self, errs: &mut Vec<String>) {
         let m = &self.map;
         let seg = m.segment.bytes();
@@ -187,6 +255,19 @@ impl DeviceConfig {
                 "map.journal_entries: {} is not allowed (1 to 16777216 entries of 8 bytes)",
                 m.journal_entries
             ));
+        }
+        if !(1024..=1 << 26).contains(&m.log_entries) {
+            errs.push(format!(
+                "map.log_entries: {} is not allowed (1024 to 67108864 entries of 8 bytes)",
+                m.log_entries
+            ));
+        }
+        if m.update == super::memory::MapUpdate::WriteBack
+            && m.fill != super::memory::MapFill::Segment
+        {
+            errs.push(
+                "map.update: \"write-back\" caches the segments writes change, which map.fill = \"waiters\" (nothing cached) does not allow".into(),
+            );
         }
         if !(0.0..=16.0).contains(&m.translation_spare) {
             errs.push(format!(

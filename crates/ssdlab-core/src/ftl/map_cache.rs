@@ -111,6 +111,17 @@ impl MapCache {
         true
     }
 
+    /// Mark a cached segment clean (written back while it stays cached); false if
+    /// it is not cached.
+    pub fn mark_clean(&mut self, seg: u32) -> bool {
+        let slot = self.slot_of[seg as usize];
+        if slot == NONE {
+            return false;
+        }
+        self.dirty[slot as usize] = false;
+        true
+    }
+
     pub fn is_dirty(&self, seg: u32) -> bool {
         let slot = self.slot_of[seg as usize];
         slot != NONE && self.dirty[slot as usize]

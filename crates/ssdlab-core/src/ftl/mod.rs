@@ -210,7 +210,7 @@ impl Ftl {
         let map_units = if place.whole {
             0
         } else {
-            place.map_bytes.div_ceil(geo.unit_bytes)
+            place.map_bytes.div_ceil(geo.unit_bytes) + d.map_log_units()
         };
         let user_units = host_units + map_units;
         let total = geo.total_units() as usize;

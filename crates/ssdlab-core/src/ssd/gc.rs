@@ -201,6 +201,8 @@ impl Ssd {
                 if self.map.is_some() {
                     let lpn = self.ftl.lpn_of(new);
                     self.map_update(lpn, 1);
+                } else if self.hmb_whole.is_some() {
+                    self.hmb_whole_update(1);
                 }
                 if let Some(s) = full {
                     self.queue_program(s, true);

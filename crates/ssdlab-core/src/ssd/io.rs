@@ -46,6 +46,14 @@ impl Ssd {
                     self.map_read_lookup(cmd);
                 }
             }
+            OpKind::Read if self.hmb_whole.is_some() => {
+                let (first, n) = self.unit_range(c.offset, c.len);
+                if self.read_cache_covers(first, n) {
+                    self.start_read(cmd);
+                } else {
+                    self.hmb_whole_lookup(cmd, first, n);
+                }
+            }
             OpKind::Read => self.start_read(cmd),
             OpKind::Write => self.start_write(cmd),
             OpKind::Trim => {
@@ -333,6 +341,8 @@ impl Ssd {
         if self.map.is_some() {
             self.journal_host_placed(first, n);
             self.map_update(first, n);
+        } else if self.hmb_whole.is_some() {
+            self.hmb_whole_update(n);
         }
         true
     }

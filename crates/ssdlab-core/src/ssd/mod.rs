@@ -15,6 +15,7 @@ mod fetch;
 mod flash;
 mod flush;
 mod gc;
+mod hmb_whole;
 mod host_jobs;
 mod io;
 mod map;
@@ -76,6 +77,8 @@ pub(crate) enum Origin {
     MapFlush,
     /// A host Flush (no data; `flush.rs`).
     HostFlush,
+    /// A page of the write-back map cache's map-update log, persisted to its ring.
+    MapLog,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -138,6 +141,8 @@ pub struct Ssd {
     counters: Counters,
     /// Demand-paged map (None when the whole map is resident).
     map: Option<map::MapState>,
+    /// The whole map in the HMB (every lookup and update crosses the link).
+    hmb_whole: Option<hmb_whole::HmbWholeMap>,
     /// Write buffer tier and the read cache.
     tiers: data_tiers::DataTiers,
     /// Scheduling policy, suspend and adaptive delay state.
@@ -307,6 +312,7 @@ impl Ssd {
             opts,
             counters: Counters::default(),
             map,
+            hmb_whole: hmb_whole::HmbWholeMap::new(&cfg),
             tiers: data_tiers::DataTiers::new(&cfg),
             host_inflight: 0,
             idle_gen: 0,
@@ -391,7 +397,8 @@ impl Ssd {
         let reads: usize = self.dq.iter().map(|q| q.user_reads.len()).sum();
         format!(
             "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \
-             stripes, {} dies busy, {} programs and {} reads queued, {} commands live",
+             stripes, {} dies busy, {} programs and {} reads queued, {} commands live; free \
+             blocks per die {:?}, GC active on {} dies, {} claiming a victim, {} erases queued{}",
             self.buffer.used_units(),
             self.buffer.capacity_units(),
             self.buffer.waiting(),
@@ -400,7 +407,16 @@ impl Ssd {
             busy,
             programs,
             reads,
-            self.cmds.live()
+            self.cmds.live(),
+            (0..self.geo.dies)
+                .map(|d| self.ftl.free_blocks(d))
+                .collect::<Vec<_>>(),
+            self.dq.iter().filter(|q| q.gc.active).count(),
+            (0..self.geo.dies)
+                .filter(|&d| self.ftl.collecting(d))
+                .count(),
+            self.dq.iter().map(|q| q.erases.len()).sum::<usize>(),
+            self.map_stall_note()
         )
     }
 

@@ -75,6 +75,7 @@ pub fn prep_key(cfg: &DeviceConfig) -> String {
         "map_bytes": place.map_bytes,
         "map_whole": place.whole,
         "translation_spare": cfg.map.translation_spare,
+        "map_log_units": cfg.map_log_units(),
     })
     .to_string()
 }

@@ -3,7 +3,7 @@
 
 use super::stats::{
     ChannelStats, ControllerStats, DeviceStats, DieStats, FtlReport, HmbStats, MapStats, NandStats,
-    NvmeStats, OracleStats, PcieStats, SlcStats, WindowStats,
+    NvmeStats, OracleStats, PcieStats, ResidentHmbStats, SlcStats, WindowStats,
 };
 use super::Ssd;
 use crate::ftl::FtlStats;
@@ -268,10 +268,16 @@ impl Ssd {
             None => MapStats::Resident {
                 placement: self.cfg.map_placement(),
                 hit_rate: 1.0,
+                hmb: self.hmb_whole.as_ref().map(|h| ResidentHmbStats {
+                    lookups: h.lookups,
+                    read_bytes: h.read_bytes,
+                    write_bytes: h.write_bytes,
+                }),
             },
         };
         let (map_read, map_written) = match &map {
             MapStats::Paged(m) => (m.hmb.read_bytes, m.hmb.write_bytes),
+            MapStats::Resident { hmb: Some(h), .. } => (h.read_bytes, h.write_bytes),
             MapStats::Resident { .. } => (0, 0),
         };
         let unit = self.unit_bytes;

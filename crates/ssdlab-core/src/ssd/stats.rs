@@ -203,8 +203,23 @@ pub enum MapStats {
         placement: MapPlacement,
         /// Always 1.0.
         hit_rate: f64,
+        /// When the whole map is in the HMB: what its lookups and updates moved
+        /// across the link (absent for DRAM and SRAM maps).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hmb: Option<ResidentHmbStats>,
     },
     Paged(Box<PagedMapStats>),
+}
+
+/// The whole map in the HMB: lookups and what crossed the link for it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResidentHmbStats {
+    /// Read lookups answered from the HMB (one per command).
+    pub lookups: u64,
+    /// Bytes read from the HMB by lookups (whole `hmb.read_granularity` lines).
+    pub read_bytes: u64,
+    /// Bytes of changed entries posted to the HMB.
+    pub write_bytes: u64,
 }
 
 /// The demand-paged map (counts of segment lookups and loads).
@@ -240,6 +255,27 @@ pub struct PagedMapStats {
     pub write_updates: u64,
     pub journal: JournalStats,
     pub hmb: MapHmbStats,
+    /// `map.update = "write-back"`: the write-back cache and its map-update log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_back: Option<WriteBackStats>,
+}
+
+/// The write-back map cache (write-allocate) and its map-update log in NAND.
+#[derive(Clone, Debug, Serialize)]
+pub struct WriteBackStats {
+    /// Segments brought into the cache because writes changed them.
+    pub write_allocates: u64,
+    /// Dirty segments in the cache at the end of the run.
+    pub dirty_segments: u64,
+    /// Map-update log pages persisted (one mapping unit each).
+    pub log_pages: u64,
+    /// Entries appended to the log.
+    pub log_entries: u64,
+    /// Dirty segments written back because the log was about to wrap past them
+    /// (the rest of `dirty_writebacks` were evictions).
+    pub log_writebacks: u64,
+    /// Entries the log's ring holds.
+    pub log_ring_entries: u64,
 }
 
 /// The map update journal.

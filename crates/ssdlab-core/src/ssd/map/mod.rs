@@ -29,6 +29,16 @@
 //! pages, rewritten far more often than user data, do not keep user blocks alive;
 //! GC collects translation blocks from a pool of their own (`ftl/gc.rs`).
 //!
+//! With `map.update = "write-back"` the map cache is a write-back cache instead
+//! (write-allocate): a flushed segment is loaded (or, never written back, created)
+//! into the cache and stays there dirty, so that later updates of it cost nothing
+//! but a posted write to the HMB; it is written back when evicted, or when the
+//! map-update log is about to wrap past its first change. Every changed entry is
+//! appended to that log, persisted one mapping unit of entries at a time into a
+//! ring of log units in the translation blocks (cheap and sequential), so that
+//! dirty segments held only in host memory could be rebuilt. The HMB grant then
+//! decides how many dirty segments stay, and so acts on writes.
+//!
 //! Simplifies: the journal is not itself persisted (no power-loss model); GC moves
 //! their units' map entries one by one into the journal (which groups them by
 //! segment); flushes go oldest segment first, not fullest first; the map-of-map
@@ -212,9 +222,13 @@ impl Ssd {
         let now = self.now();
         let m = self.map();
         let l = m.loads.get_mut(id);
-        let (seg, mut dirty, insert) = (l.seg, l.dirty, l.insert);
+        let (seg, mut dirty, insert, flush) = (l.seg, l.dirty, l.insert, l.flush);
         let mut waiters = std::mem::take(&mut l.waiters);
         m.loading[seg as usize] = NONE;
+        if flush {
+            m.journal.flushing[seg as usize] = false;
+            m.journal.flushes_in_flight -= 1;
+        }
         let ready = now + m.sram_latency_ns;
         if insert {
             let logged = std::mem::take(&mut m.journal.pending[seg as usize]) as u64;
@@ -224,6 +238,9 @@ impl Ssd {
                 m.c.journal_absorbed += logged;
                 dirty = true;
                 self.read_logged_entries(logged);
+            }
+            if dirty && self.map().log.is_some() {
+                self.note_dirty(seg);
             }
             let m = self.map();
             let evicted = m.main.insert(seg, dirty);
@@ -250,6 +267,9 @@ impl Ssd {
             if logged > 0 {
                 self.share_journal_room();
             }
+        }
+        if flush {
+            self.flush_journal();
         }
         for &w in &waiters {
             let c = self.cmds.get_mut(w);
@@ -281,6 +301,15 @@ impl Ssd {
             m.c.write_updates += 1;
             let (lo, hi) = m.entries_in(seg, first, first + n - 1);
             let entries = (hi - lo + 1) as u64;
+            if m.log.is_some() {
+                // Log first: the append may write this very segment back (clean).
+                self.map_log_append(entries);
+                let m = self.map();
+                if m.main.contains(seg) && !m.main.is_dirty(seg) {
+                    self.note_dirty(seg);
+                }
+            }
+            let m = self.map();
             if m.main.mark_dirty(seg) {
                 if m.place.tier == MapTier::Hmb {
                     let bytes = MAP_ENTRY_BYTES * entries;
@@ -345,6 +374,11 @@ impl Ssd {
                 skipped += 1;
                 continue;
             }
+            if m.log.is_some() {
+                self.write_allocate(seg);
+                continue;
+            }
+            let m = self.map();
             let logged = std::mem::take(&mut m.journal.pending[s]) as u64;
             m.journal.entries -= logged;
             m.c.flushes += 1;
@@ -536,7 +570,11 @@ impl Ssd {
 
     /// Write a dirty segment evicted from the cache back to its translation page.
     fn map_writeback(&mut self, seg: u32) {
-        self.map().c.writebacks += 1;
+        let m = self.map();
+        m.c.writebacks += 1;
+        if let Some(log) = &mut m.log {
+            log.dirty_since[seg as usize] = u64::MAX;
+        }
         let cmd = self.map_write_cmd(seg, Origin::MapEviction);
         self.start_write(cmd);
     }
@@ -547,7 +585,7 @@ impl Ssd {
         let now = self.now();
         let c = *self.cmds.get(cmd);
         let m = self.map();
-        let arrived = if c.origin == Origin::MapFlush {
+        let arrived = if c.origin == Origin::MapFlush || c.origin == Origin::MapLog {
             now + m.sram_latency_ns
         } else if m.place.tier == MapTier::Hmb {
             m.c.hmb_read_bytes += c.len;
@@ -557,5 +595,150 @@ impl Ssd {
             now + m.tier_latency_ns
         };
         self.q.schedule(arrived, Event::WriteDataIn { cmd });
+    }
+
+    /// Write-back cache: the journal's oldest segment `seg` goes into the map cache
+    /// (write-allocate) and stays there dirty. A segment with a copy in NAND is
+    /// loaded first (its logged entries are applied when it lands); one never
+    /// written back is created in the cache at once.
+    fn write_allocate(&mut self, seg: u32) {
+        let s = seg as usize;
+        let m = self.map();
+        m.c.write_allocates += 1;
+        let loading = m.loading[s];
+        if loading != NONE {
+            // A read is loading it already: it is cached, and its entries applied, on arrival.
+            let l = m.loads.get_mut(loading);
+            l.insert = true;
+            l.dirty = true;
+            return;
+        }
+        let (first, last) = self.seg_units(seg);
+        let stored = (first..=last).any(|u| self.ftl.translate(u) != UNMAPPED);
+        let m = self.map();
+        m.c.flushes += 1;
+        m.c.flush_entries += m.journal.pending[s] as u64;
+        if stored {
+            m.c.flush_loads += 1;
+            m.journal.flushing[s] = true;
+            m.journal.flushes_in_flight += 1;
+            self.start_load(seg, None, true, true);
+            let m = self.map();
+            let id = m.loading[s];
+            m.loads.get_mut(id).flush = true;
+            return;
+        }
+        // Never written back: an empty segment takes its entries in the cache.
+        let logged = std::mem::take(&mut m.journal.pending[s]) as u64;
+        m.journal.entries -= logged;
+        m.c.journal_absorbed += logged;
+        self.read_logged_entries(logged);
+        self.note_dirty(seg);
+        let m = self.map();
+        let evicted = m.main.insert(seg, true);
+        if let Some(l1) = &mut m.l1 {
+            if !l1.contains(seg) {
+                l1.insert(seg, false);
+            }
+        }
+        if m.place.tier == MapTier::Hmb {
+            let bytes = m.place.segment_bytes;
+            m.c.hmb_write_bytes += bytes;
+            let now = self.now();
+            self.pcie.send_up(now, bytes);
+        }
+        if let Some(e) = evicted {
+            if let Some(l1) = &mut self.map().l1 {
+                l1.remove(e.segment);
+            }
+            if e.dirty {
+                self.map_writeback(e.segment);
+            }
+        }
+    }
+
+    /// Segment `seg` became dirty in the cache: remember where the log stood, so
+    /// that it is written back before the log wraps past its change.
+    fn note_dirty(&mut self, seg: u32) {
+        if let Some(log) = &mut self.map().log {
+            if log.dirty_since[seg as usize] == u64::MAX {
+                log.dirty_since[seg as usize] = log.seq;
+                log.dirty_order.push_back((seg, log.seq));
+            }
+        }
+    }
+
+    /// Append `entries` changed entries to the map-update log: persist every full
+    /// log page (an internal write of one mapping unit into the ring of log units),
+    /// and write back the dirty segments whose first change the log is about to wrap.
+    fn map_log_append(&mut self, entries: u64) {
+        let ub = self.unit_bytes;
+        let m = self.map();
+        let log = m.log.as_mut().expect("write-back map");
+        log.seq += entries;
+        log.unpersisted += entries;
+        let mut pages = Vec::new();
+        while log.unpersisted >= log.entries_per_page {
+            log.unpersisted -= log.entries_per_page;
+            pages.push(log.base_lpn + log.next_unit);
+            log.next_unit = (log.next_unit + 1) % log.ring_units.max(1);
+        }
+        let horizon = log.seq.saturating_sub(log.ring_entries / 2);
+        let mut due = Vec::new();
+        while let Some(&(seg, since)) = log.dirty_order.front() {
+            if since > horizon || log.seq < log.ring_entries / 2 {
+                break;
+            }
+            log.dirty_order.pop_front();
+            if log.dirty_since[seg as usize] == since {
+                due.push(seg);
+            }
+        }
+        m.c.log_pages += pages.len() as u64;
+        for lpn in pages {
+            let now = self.now();
+            let cmd = self.cmds.insert(Cmd {
+                job: INTERNAL_JOB,
+                sq: 0,
+                kind: OpKind::Write,
+                offset: lpn * ub,
+                len: ub,
+                submit_ns: now,
+                fetch_ns: now,
+                pending: 0,
+                placed: 0,
+                origin: Origin::MapLog,
+            });
+            self.start_write(cmd);
+        }
+        for seg in due {
+            let m = self.map();
+            if m.main.is_dirty(seg) {
+                m.c.log_writebacks += 1;
+                m.main.mark_clean(seg);
+                self.map_writeback(seg);
+            } else if let Some(log) = &mut m.log {
+                log.dirty_since[seg as usize] = u64::MAX;
+            }
+        }
+    }
+
+    /// The map's part of a stall diagnosis ("" without a demand-paged map).
+    pub(super) fn map_stall_note(&self) -> String {
+        let Some(m) = &self.map else {
+            return String::new();
+        };
+        let j = &m.journal;
+        format!(
+            "; journal {} of {} entries logged, {} reserved by GC and {} by host writes, \
+             {} flushes in flight, {} dies' GC waiting for room, {} host writes waiting",
+            j.entries,
+            j.capacity,
+            j.gc_in_flight,
+            j.host_in_flight,
+            j.flushes_in_flight,
+            j.gc_waiting.iter().filter(|&&w| w).count(),
+            j.waiters.len()
+        )
     }
 }

@@ -10,7 +10,7 @@ use super::NONE;
 use crate::config::memory::{MapPlacement, MapTier, MAP_ENTRY_BYTES};
 use crate::ftl::map_cache::MapCache;
 use crate::sim::Ns;
-use crate::ssd::stats::{JournalStats, MapHmbStats, PagedMapStats};
+use crate::ssd::stats::{JournalStats, MapHmbStats, PagedMapStats, WriteBackStats};
 use std::collections::VecDeque;
 
 pub(super) struct Load {
@@ -21,6 +21,8 @@ pub(super) struct Load {
     /// journal flush alone only stages it in SRAM.
     pub(super) insert: bool,
     pub(super) pending: u32,
+    /// A write-back cache's journal flush: frees a flush slot when it lands.
+    pub(super) flush: bool,
 }
 
 /// Loads in flight, recycled so their waiter lists keep their capacity.
@@ -39,6 +41,7 @@ impl Loads {
                 l.dirty = dirty;
                 l.insert = insert;
                 l.pending = 0;
+                l.flush = false;
                 l.waiters.clear();
                 i
             }
@@ -49,6 +52,7 @@ impl Loads {
                     dirty,
                     insert,
                     pending: 0,
+                    flush: false,
                 });
                 (self.items.len() - 1) as u32
             }
@@ -96,6 +100,29 @@ pub(super) struct Journal {
     pub(super) waiters: VecDeque<u32>,
 }
 
+/// The write-back map cache's map-update log: every changed entry is appended, a
+/// mapping unit of entries at a time is persisted to a ring of log units in NAND,
+/// and a dirty segment is written back before the log wraps past its first change.
+pub(super) struct MapLog {
+    /// Entries per persisted log page (one mapping unit of 8-byte entries).
+    pub(super) entries_per_page: u64,
+    /// Entries appended since the last persisted page.
+    pub(super) unpersisted: u64,
+    /// Entries appended in all (the log's sequence number).
+    pub(super) seq: u64,
+    /// Entries the ring holds; a dirty segment is written back once half a ring of
+    /// entries has been appended after its first change.
+    pub(super) ring_entries: u64,
+    /// The ring's first logical unit and its length in units.
+    pub(super) base_lpn: u64,
+    pub(super) ring_units: u64,
+    pub(super) next_unit: u64,
+    /// Log position at which each segment became dirty (`u64::MAX`: clean).
+    pub(super) dirty_since: Vec<u64>,
+    /// Segments in the order they became dirty, with that position.
+    pub(super) dirty_order: VecDeque<(u32, u64)>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(super) struct MapCounters {
     pub(super) read_lookups: u64,
@@ -116,6 +143,9 @@ pub(super) struct MapCounters {
     pub(super) journal_waits: u64,
     pub(super) peak_journal: u64,
     pub(super) gc_deferrals: u64,
+    pub(super) write_allocates: u64,
+    pub(super) log_pages: u64,
+    pub(super) log_writebacks: u64,
 }
 
 pub(in crate::ssd) struct MapState {
@@ -135,6 +165,9 @@ pub(in crate::ssd) struct MapState {
     pub(super) granted_hmb: crate::config::memory::HmbGrant,
     /// `map.fill = "segment"`: a read's load caches its segment (else MQSim's CMT).
     pub(super) keep_loaded: bool,
+    /// `map.update = "write-back"`: the map-update log (None: the journal writes
+    /// flushed segments straight back).
+    pub(super) log: Option<MapLog>,
     pub(super) c: MapCounters,
 }
 
@@ -185,6 +218,22 @@ impl MapState {
             hmb_read_granularity: cfg.hmb.read_granularity.bytes().max(1),
             granted_hmb: cfg.hmb.negotiate(),
             keep_loaded: cfg.map.fill == crate::config::memory::MapFill::Segment,
+            log: (cfg.map.update == crate::config::memory::MapUpdate::WriteBack).then(|| {
+                let unit = cfg.ftl.mapping_unit.bytes().max(1);
+                let entries_per_page = (unit / crate::config::memory::JOURNAL_ENTRY_BYTES).max(1);
+                let ring_units = cfg.map_log_units();
+                MapLog {
+                    entries_per_page,
+                    unpersisted: 0,
+                    seq: 0,
+                    ring_entries: ring_units * entries_per_page,
+                    base_lpn: host_units + place.map_bytes.div_ceil(unit),
+                    ring_units,
+                    next_unit: 0,
+                    dirty_since: vec![u64::MAX; place.segments as usize],
+                    dirty_order: VecDeque::new(),
+                }
+            }),
             place,
             c: MapCounters::default(),
         })
@@ -216,11 +265,19 @@ impl MapState {
         self.journal_room() <= 0
     }
 
-    /// Should a flush start (three quarters full, and a flush slot free)?
+    /// Should a flush start (three quarters full, or any entry for a write-back
+    /// cache, and a flush slot free)?
     #[inline]
     pub(super) fn wants_flush(&self) -> bool {
         let j = &self.journal;
-        j.entries * 4 >= j.capacity * 3 && j.flushes_in_flight < j.max_flushes
+        // A write-back cache allocates at once (the journal only holds entries whose
+        // segment is on its way); the journal alone waits until three quarters full.
+        let due = if self.log.is_some() {
+            j.entries > 0
+        } else {
+            j.entries * 4 >= j.capacity * 3
+        };
+        due && j.flushes_in_flight < j.max_flushes
     }
 
     /// The map's counters; `pcie_payload_bytes`: all PCIe payload, for the HMB share.
@@ -283,6 +340,14 @@ impl MapState {
                     0.0
                 },
             },
+            write_back: self.log.as_ref().map(|log| WriteBackStats {
+                write_allocates: c.write_allocates,
+                dirty_segments: log.dirty_since.iter().filter(|&&s| s != u64::MAX).count() as u64,
+                log_pages: c.log_pages,
+                log_entries: log.seq,
+                log_writebacks: c.log_writebacks,
+                log_ring_entries: log.ring_entries,
+            }),
         }
     }
 }
