@@ -24,7 +24,7 @@ few words quoted, the figures it gives). The seed's own figures are not used: se
 relative DRAM/HMB differences of unnamed drives, which are what the presets are meant to
 reproduce, not what they may be fitted to.
 
-How each row is measured (``POINTS``). Samsung publishes the test tools ("IOmeter1.1.0",
+How each row is measured (:func:`points`). Samsung publishes the test tools ("IOmeter1.1.0",
 an "Intel Core i7-7700K" host) and, for random I/O, "QD 32 Thread 4", but not the span of
 LBAs a test covers nor the drive's state beyond what the rows say. The assumptions:
 
@@ -36,7 +36,7 @@ LBAs a test covers nor the drive's state beyond what the rows say. The assumptio
 - **Random span: the first 8 GiB** of LBAs. Smaller than every preset's SLC cache on an
   empty drive (so "QD32" writes are SLC writes, as the datasheet's "TurboWrite" figures are),
   within the 64 GiB of LBAs a 64 MiB HMB maps (so the HMB drive's figure is not one of map
-  misses, as a vendor's best-case figure would not be), and 2,048 times the 4 MiB write
+  misses, as a vendor's best-case figure would not be), and far beyond any preset's write
   buffer. Reads run on ``normal-written`` (the span written once sequentially, the SLC area
   empty: data in TLC, as after the test file was written and the drive's idle time folded
   it); writes on ``normal`` (empty drive); writes after the cache on ``sustain`` (the SLC
