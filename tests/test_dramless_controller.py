@@ -22,7 +22,7 @@ def test_a_device_whose_sram_parts_do_not_fit_is_refused(capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert "ssdlab: error:" in err and "sram.size" in err and "write buffer" in err
-    with pytest.raises(ssdlab.ConfigError, match="sram.size"):
+    with pytest.raises(ssdlab.ConfigError, match=r"sram\.size"):
         ssdlab.validate("seed000-hmb", set={"controller.write_buffer": "4MiB"})
 
 
