@@ -219,4 +219,4 @@ def test_a_point_that_does_not_settle_is_flagged(tmp_path, tiny_pair, monkeypatc
         assert r["windows"] == "12"
     line = next(x for x in text.splitlines() if x.strip().startswith("aging"))
     assert line.split()[2].endswith(s.UNSETTLED_MARK)  # the Max figure
-    assert "0 of 3 points settled; 3 had not at 12 s (marked *" in text
+    assert "0 of 3 points settled; 3 had not by 12 s (3 aging; marked *" in text

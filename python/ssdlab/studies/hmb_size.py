@@ -117,7 +117,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         "text (docs/seed000.md), so its columns stay empty."
     )
     text.append(s.ios_line(m))
-    settle = s.settle_line(outcomes)
+    settle = s.settle_line(outcomes, points)
     if settle:
         text.append(settle)
     text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))

@@ -41,8 +41,8 @@ drive's windows scatter by ~30 %, so the means of two 3 s halves differ by up to
 no drift, or by nothing while the rate is still falling. The 6 s start: its measured half
 (3-6 s) covers the fall of an aged DRAM-less drive once its free blocks run out (it writes
 at ~6x its later rate for its first ~4.5 s), and the HMB drives' Normal and Sustain decays
-(time constant ~1 s) end there within 3 % of their 32 s rate. The 24 s cap keeps both
-studies at both densities within 10 minutes on 2 cores; points that would need longer are
+(time constant ~1 s) end there within 3 % of their 32 s rate. The 24 s cap is set by the
+budget of both studies at both densities, 10 minutes on 2 cores; points that would need longer are
 flagged, not hidden. A run settles on the first plateau it reaches: a Normal-state drive
 writing into its empty SLC area (the DRAM drives fill it after 9-16 s and then write at
 their Sustain rate) is measured on that plateau.
@@ -466,13 +466,13 @@ def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
     return out  # type: ignore[return-value]
 
 
-def settle_line(outcomes: list[Outcome]) -> str:
+def settle_line(outcomes: list[Outcome], points: list[Point]) -> str:
     """How the random-write points settled (empty if the study ran none)."""
-    settling = [o for o in outcomes if o.settled is not None]
+    settling = [(o, p) for o, p in zip(outcomes, points) if o.settled is not None]
     if not settling:
         return ""
     by_len: dict[float, int] = {}
-    for o in settling:
+    for o, _ in settling:
         if o.settled:
             by_len[o.run_s] = by_len.get(o.run_s, 0) + 1
     ok = sum(by_len.values())
@@ -481,14 +481,18 @@ def settle_line(outcomes: list[Outcome]) -> str:
         f"Random writes run until settled ({settle_rule()}): {ok} of {len(settling)} points "
         "settled" + (f" ({when})" if when else "")
     )
-    left = [o for o in settling if not o.settled]
+    left = [(o, p) for o, p in settling if not o.settled]
     if left:
-        drift = sum(abs(o.check.change) >= SETTLE_TOLERANCE for o in left)
+        states: dict[str, int] = {}
+        for _, p in left:
+            states[p.state] = states.get(p.state, 0) + 1
+        where = ", ".join(f"{n} {state}" for state, n in states.items())
+        apart = sum(abs(o.check.change) >= SETTLE_TOLERANCE for o, _ in left)
         text += (
-            f"; {len(left)} had not at {SETTLE_CAP_S:g} s (marked {UNSETTLED_MARK}; "
-            f"{drift} still moving by {SETTLE_TOLERANCE:.0%} or more, "
-            f"{len(left) - drift} too noisy to tell: settled=false, change_pct and "
-            "resolution_pct in results.csv)"
+            f"; {len(left)} had not by {SETTLE_CAP_S:g} s ({where}; marked {UNSETTLED_MARK}: "
+            f"{apart} with halves {SETTLE_TOLERANCE:.0%} or more apart, {len(left) - apart} "
+            f"closer but too noisy to resolve {SETTLE_TOLERANCE:.0%}; settled=false, "
+            "change_pct and resolution_pct in results.csv)"
         )
     return text + "."
 
