@@ -1,7 +1,8 @@
 """``ssdlab sweep``: run a grid, query its results with SQL, or write its HTML report.
 
 ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler ADDR]
-ssdlab sweep query DIR "SQL"          (DuckDB; the table is ``runs``; prints CSV)
+ssdlab sweep query DIR "SQL"          (one read-only DuckDB query over the table ``runs``,
+                                      which sees nothing else; prints CSV)
 ssdlab sweep report DIR [--out FILE]  (one self-contained HTML page)
 """
 
@@ -27,7 +28,8 @@ def register(sub) -> None:
         help="run a grid of runs (resumable, Parquet results); query or report them",
         usage=USAGE,
         description="GRID.toml: run every point of a grid (docs/sweeps.md); "
-        "query: SQL over a results directory (table 'runs'), printed as CSV; "
+        "query: one read-only SQL query over a results directory (table 'runs'; no files, "
+        "extensions or settings), printed as CSV; "
         "report: an HTML page of every metric against every axis.",
     )
     p.add_argument("target", metavar="GRID.toml|query|report", help="a grid file, or a verb")
@@ -79,19 +81,35 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def _query(out: str, sql: str) -> int:
     from ssdlab.sweep.store import query
 
+    con = None
     try:
         con, cur = query(out, sql)
+        header = [d[0] for d in cur.description or ()]
+        rows = cur.fetchall() if header else []
     except Exception as e:
-        if type(e).__module__.startswith("duckdb") or "duckdb" in type(e).__module__:
-            raise UsageError(f"sweep query: {e}") from None
-        raise
-    w = csv.writer(sys.stdout, lineterminator="\n")
-    if cur.description:
-        w.writerow([d[0] for d in cur.description])
-        for row in cur.fetchall():
-            w.writerow(row)
-    con.close()
+        if _interrupted(e):  # Ctrl-C, reported by DuckDB as its own error
+            raise KeyboardInterrupt from None
+        if "duckdb" not in type(e).__module__:
+            raise
+        first, _, rest = str(e).strip().partition("\n")
+        if type(e).__name__ == "PermissionException":
+            first += " (a sweep query sees only the table runs: no files, databases or extensions)"
+        raise UsageError(f"sweep query: {first}" + (f"\n{rest}" if rest else "")) from None
+    finally:
+        if con is not None:
+            con.close()
+    if header:
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
     return 0
+
+
+def _interrupted(e: Exception) -> bool:
+    """DuckDB's error for a query stopped by Ctrl-C (a RuntimeError in its Python client)."""
+    return type(e).__name__ == "InterruptException" or (
+        isinstance(e, RuntimeError) and str(e) == "Query interrupted"
+    )
 
 
 def _run_grid(args: argparse.Namespace) -> int:

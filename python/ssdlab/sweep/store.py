@@ -117,17 +117,119 @@ def sweep_results(out: str | os.PathLike):
     return df.sort_values("run_id", kind="stable").reset_index(drop=True)
 
 
-def query(out: str | os.PathLike, sql: str):
-    """Run ``sql`` with DuckDB over the sweep's runs (table ``runs``); a DuckDB relation."""
+#: What ``sweep query`` runs, for its error messages (docs/sweeps.md, "Query").
+QUERY_ALLOWED = (
+    "one read-only query over the table runs: SELECT, WITH ..., FROM ..., VALUES, "
+    "DESCRIBE, SHOW, SUMMARIZE, PIVOT ... IN (...), UNPIVOT"
+)
+
+# Set, in this order, on a query's connection once `runs` is loaded: the first ones when
+# this DuckDB has them, the last two always. External access off: no file, URL, database
+# or extension can be read or written, nor a Python variable of this process scanned;
+# no spill files (temp_directory ''); then the configuration is locked, so that no
+# statement can set any of it back.
+_LOCKDOWN = (
+    ("python_enable_replacements", "false"),
+    ("autoinstall_known_extensions", "false"),
+    ("autoload_known_extensions", "false"),
+    ("allow_community_extensions", "false"),
+    ("allow_persistent_secrets", "false"),
+    ("temp_directory", "''"),
+    ("enable_external_access", "false"),
+    ("lock_configuration", "true"),
+)
+_REQUIRED = {"enable_external_access", "lock_configuration"}
+
+
+def query_connection(out: str | os.PathLike):
+    """A DuckDB connection that holds the sweep's runs (table ``runs``) and nothing else.
+
+    The Parquet files are read once, into an in-memory table, with DuckDB's own
+    ``read_parquet(..., union_by_name = true)`` (the same rows, columns and types as the
+    view over the files this replaced); then external access is disabled and the
+    configuration locked. A view could not stay: it reads the files at every query,
+    which needs external access, and DuckDB's ``allowed_directories`` would let a query
+    write into ``DIR/runs`` as well as read it.
+    """
     duckdb = need("duckdb", "sweep query")
     runs = Path(out) / "runs"
-    if not runs.is_dir() or not any(runs.glob("*.parquet")):
+    files = sorted(runs.glob("*.parquet")) if runs.is_dir() else []
+    if not files:
         from ssdlab.api import ConfigError
 
         raise ConfigError(f"{out}: no sweep results (expected {runs}/*.parquet)")
-    con = duckdb.connect()
-    pattern = str(runs / "*.parquet").replace("'", "''")
-    con.execute(
-        f"CREATE VIEW runs AS SELECT * FROM read_parquet('{pattern}', union_by_name = true)"
-    )
-    return con, con.execute(sql)
+    con = duckdb.connect()  # a new in-memory database, gone when it is closed
+    try:
+        names = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+        con.execute(
+            f"CREATE TABLE runs AS SELECT * FROM read_parquet([{names}], union_by_name = true)"
+        )
+        known = {n for (n,) in con.execute("SELECT name FROM duckdb_settings()").fetchall()}
+        for name, value in _LOCKDOWN:
+            if name in known or name in _REQUIRED:
+                con.execute(f"SET {name} = {value}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def check_query(con, sql: str) -> None:
+    """Refuse ``sql`` unless DuckDB's parser reads it as one read-only query.
+
+    The confinement is the locked configuration of :func:`query_connection`; this check
+    adds the contract (one query, nothing created, changed or set, even in memory) and a
+    clear message. A PIVOT without its IN list is several statements to DuckDB (it
+    creates a type first), so it is refused with a hint.
+    """
+    from ssdlab.api import ConfigError
+
+    if not sql.strip():
+        raise ConfigError(f"sweep query: the SQL is empty (expected {QUERY_ALLOWED})")
+    extract = getattr(con, "extract_statements", None)
+    if extract is None:  # an older DuckDB: the locked configuration alone confines
+        return
+    statements = extract(sql)
+    if not statements:  # only comments or semicolons
+        raise ConfigError(f"sweep query: the SQL is empty (expected {QUERY_ALLOWED})")
+    if len(statements) > 1:
+        raise ConfigError(
+            f"sweep query: {len(statements)} statements given (expected {QUERY_ALLOWED})"
+        )
+    kind = statements[0].type.name
+    if kind == "SELECT":
+        return
+    if kind == "MULTI":
+        raise ConfigError(
+            "sweep query: a PIVOT without its IN list is several statements to DuckDB (it "
+            'creates a type first); name the values: PIVOT runs ON "workload.iodepth" '
+            f"IN (1, 4) USING ... (expected {QUERY_ALLOWED})"
+        )
+    words = _STATEMENT_WORDS.get(kind, kind.replace("_", " "))
+    raise ConfigError(f"sweep query: {words} statements are not allowed (expected {QUERY_ALLOWED})")
+
+
+# DuckDB's statement types, in the words the user wrote (INSTALL parses as LOAD, ...).
+_STATEMENT_WORDS = {
+    "LOAD": "INSTALL and LOAD",
+    "SET": "SET and RESET",
+    "VARIABLE_SET": "SET VARIABLE",
+    "TRANSACTION": "BEGIN, COMMIT and ROLLBACK",
+}
+
+
+def query(out: str | os.PathLike, sql: str):
+    """Run one read-only query over the sweep's runs (table ``runs``) with DuckDB.
+
+    Returns the connection (close it) and the executed cursor. The query sees the
+    sweep's results and nothing else: it cannot read or write files, attach databases,
+    load extensions or change settings (:func:`query_connection`, :func:`check_query`).
+    """
+    con = query_connection(out)
+    try:
+        check_query(con, sql)
+        return con, con.execute(sql)
+    except BaseException:
+        con.close()
+        raise
+
