@@ -14,17 +14,7 @@ from ssdlab.studies import seed000 as s
 from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import seed_diff
 
-COLUMNS = [
-    "density",
-    "state",
-    "workload",
-    "queues",
-    "device",
-    "value",
-    "unit",
-    "diff_pct",
-    *s.SETTLE_COLUMNS,
-]
+COLUMNS = ["density", "state", "workload", "queues", "device", "value", "unit", "diff_pct"]
 ROLES = ("dram", "hmb")
 
 
@@ -34,7 +24,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
     # Points in run order: density, device, state, workload, queues, so that every point of
     # one (device, density, state) is consecutive. Identical points (e.g. 8 and max on a
     # device with 8 queues) run once.
-    points, index, keys = [], {}, []
+    runs, index, keys = [], {}, []
     for density in m.densities:
         devs = {role: s.device_for(d, density) for role, d in zip(ROLES, (dram, hmb))}
         for role in ROLES:
@@ -45,15 +35,14 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         n = s.queue_count(dev, q)
                         k = (dev, state, wl, n)
                         if k not in index:
-                            index[k] = len(points)
-                            points.append(s.Point(dev, state, wl, n))
+                            index[k] = len(runs)
+                            runs.append(s.point_run(dev, state, wl, n, m))
                         keys.append(((density, state, wl, q, role), dev, index[k]))
-    outcomes = s.run_matrix(points, out_dir, m)
-    res, names, how = {}, {}, {}
+    reports = s.run_points(runs, out_dir)
+    res, names = {}, {}
     for key, dev, i in keys:
-        res[key] = s.value_of(outcomes[i].row, key[2])
+        res[key] = s.value_of(reports[i], key[2])
         names[key] = dev
-        how[key] = outcomes[i]
 
     rows = []
     for density in m.densities:
@@ -73,7 +62,6 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                                 "value": round(res[(*k, role)], 3),
                                 "unit": s.unit_of(wl),
                                 "diff_pct": round(d, 3),
-                                **how[(*k, role)].csv(),
                             }
                         )
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -93,10 +81,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         [
                             state,
                             s.qlabel(q),
-                            s.fmt_outcome(res[(*k, "hmb")], wl, how[(*k, "hmb")]),
-                            s.fmt_outcome(res[(*k, "dram")], wl, how[(*k, "dram")]),
-                            s.fmt_pct(s.pct(res[(*k, "dram")], res[(*k, "hmb")]))
-                            + s.mark(how[(*k, "dram")], how[(*k, "hmb")]),
+                            s.fmt_value(res[(*k, "hmb")], wl),
+                            s.fmt_value(res[(*k, "dram")], wl),
+                            s.fmt_pct(s.pct(res[(*k, "dram")], res[(*k, "hmb")])),
                             s.fmt_pct(sd),
                         ]
                     )
@@ -114,9 +101,6 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         + ("" if "high" in m.densities else " Run with --density high to compare them.")
     )
     text.append(s.ios_line(m))
-    settle = s.settle_line(outcomes, points)
-    if settle:
-        text.append(settle)
     text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))
     text.append(timer.line())
     return "\n\n".join(text)
