@@ -14,6 +14,14 @@ use serde::{Deserialize, Serialize};
 /// Bytes per logical-to-physical entry (a 32-bit physical unit number).
 pub const MAP_ENTRY_BYTES: u64 = 4;
 
+/// Bytes of the aligned `granularity`-byte lines that hold map entries `lo..=hi`
+/// (what a read of them from the HMB moves).
+pub fn entry_line_bytes(lo: u64, hi: u64, granularity: u64) -> u64 {
+    let first_line = lo * MAP_ENTRY_BYTES / granularity;
+    let last_line = (hi * MAP_ENTRY_BYTES + MAP_ENTRY_BYTES - 1) / granularity;
+    (last_line - first_line + 1) * granularity
+}
+
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum MapTier {

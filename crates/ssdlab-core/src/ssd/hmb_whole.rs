@@ -11,7 +11,7 @@
 //! cache is not modelled here (every lookup goes to the HMB).
 
 use super::Ssd;
-use crate::config::memory::{MapTier, MAP_ENTRY_BYTES};
+use crate::config::memory::{entry_line_bytes, MapTier, MAP_ENTRY_BYTES};
 use crate::sim::{Event, Ns};
 
 /// The whole map in the HMB: access costs and what crossed the link for it.
@@ -47,10 +47,8 @@ impl Ssd {
             self.start_read(cmd);
             return;
         };
-        let g = h.read_granularity;
-        let first_line = first as u64 * MAP_ENTRY_BYTES / g;
-        let last_line = ((first + n - 1) as u64 * MAP_ENTRY_BYTES + MAP_ENTRY_BYTES - 1) / g;
-        let bytes = (last_line - first_line + 1) * g;
+        let last = (first + n - 1) as u64;
+        let bytes = entry_line_bytes(first as u64, last, h.read_granularity);
         h.lookups += 1;
         h.read_bytes += bytes;
         let host_ns = h.host_dram_ns;

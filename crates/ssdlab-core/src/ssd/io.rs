@@ -37,19 +37,13 @@ impl Ssd {
             return;
         }
         match c.kind {
-            OpKind::Read if self.map.is_some() => {
+            OpKind::Read if self.map.is_some() || self.hmb_whole.is_some() => {
                 // Data found whole in the read cache needs no map entry.
                 let (first, n) = self.unit_range(c.offset, c.len);
                 if self.read_cache_covers(first, n) {
                     self.start_read(cmd);
-                } else {
+                } else if self.map.is_some() {
                     self.map_read_lookup(cmd);
-                }
-            }
-            OpKind::Read if self.hmb_whole.is_some() => {
-                let (first, n) = self.unit_range(c.offset, c.len);
-                if self.read_cache_covers(first, n) {
-                    self.start_read(cmd);
                 } else {
                     self.hmb_whole_lookup(cmd, first, n);
                 }

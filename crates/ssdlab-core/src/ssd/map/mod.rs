@@ -48,7 +48,7 @@ mod state;
 mod write_back;
 
 use super::{Cmd, Origin, Ssd};
-use crate::config::memory::{MapTier, MAP_ENTRY_BYTES};
+use crate::config::memory::{entry_line_bytes, MapTier, MAP_ENTRY_BYTES};
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::UNMAPPED;
 use crate::sim::{Event, Ns};
@@ -151,10 +151,8 @@ impl Ssd {
         if m.place.tier != MapTier::Hmb {
             return now + m.tier_latency_ns;
         }
-        let g = m.hmb_read_granularity;
-        let first_line = lo as u64 * MAP_ENTRY_BYTES / g;
-        let last_line = (hi as u64 * MAP_ENTRY_BYTES + MAP_ENTRY_BYTES - 1) / g;
-        let bytes = ((last_line - first_line + 1) * g).min(m.place.segment_bytes);
+        let bytes = entry_line_bytes(lo as u64, hi as u64, m.hmb_read_granularity)
+            .min(m.place.segment_bytes);
         m.c.hmb_read_bytes += bytes;
         let host_ns = m.host_dram_ns;
         self.pcie.read_host(now, host_ns, bytes)

@@ -80,11 +80,10 @@ impl Ssd {
             pages.push(log.base_lpn + log.next_unit);
             log.next_unit = (log.next_unit + 1) % log.ring_units.max(1);
         }
-        let horizon = log.seq.saturating_sub(log.ring_entries / 2);
         let mut due = Vec::new();
         while let Some(&(seg, since)) = log.dirty_order.front() {
-            if since > horizon || log.seq < log.ring_entries / 2 {
-                break;
+            if log.seq - since < log.ring_entries / 2 {
+                break; // the log has not yet run half a ring past its first change
             }
             log.dirty_order.pop_front();
             if log.dirty_since[seg as usize] == since {
