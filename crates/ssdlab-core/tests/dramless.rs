@@ -134,6 +134,9 @@ fn the_hmb_grant_acts_on_random_writes_through_the_write_back_cache() {
             &[
                 "map.update=\"write-back\"",
                 &format!("hmb.host_policy=\"{policy}\""),
+                // One queue is one core: at the preset's 4.2 us per command the
+                // core, not the map, would bound both grants (238K IOPS).
+                "controller.cmd_time=\"1us\"",
             ],
         );
         common::simulate(&d, wl, DriveState::Fresh, 2, false)
@@ -141,7 +144,7 @@ fn the_hmb_grant_acts_on_random_writes_through_the_write_back_cache() {
     let (max, min) = (run("max"), run("min"));
     let wbs = |r: &serde_json::Value| common::f(&r["device"]["map"]["dirty_writebacks"]);
     assert_eq!(wbs(&max), 0.0);
-    assert!(wbs(&min) > 10_000.0, "min grant write-backs {}", wbs(&min));
+    assert!(wbs(&min) > 5_000.0, "min grant write-backs {}", wbs(&min));
     let iops = |r: &serde_json::Value| common::f(&r["write"]["iops"]);
     assert!(
         iops(&max) > 1.02 * iops(&min),
@@ -193,4 +196,42 @@ fn reads_return_the_last_write_through_the_write_back_cache_and_its_log() {
         (common::f(&w["log_entries"]) / 512.0).floor(),
         "{w}"
     );
+}
+
+/// 128 KiB sequential writes into the SLC area of an empty drive.
+const SEQ_WRITES: &str = r#"{"rw":"write","bs":"128k","iodepth":32,"size":"512MiB"}"#;
+
+#[test]
+fn returning_buffer_room_at_data_in_lets_a_small_buffer_feed_more_programs() {
+    // seed000-hmb-1tb: 576 KiB of SRAM write buffer, 64 KiB per die program (4 planes
+    // x 16 KiB), SLC programs of 200 us. Held until a program ends, each 64 KiB
+    // occupies the buffer for its data-in (64 KiB at 1.4 GB/s, 46.8 us) plus tPROG
+    // at least, so the buffer caps the write rate at 576 KiB / 246.8 us.
+    let held = common::device("seed000-hmb-1tb", &[]);
+    let staged = common::device(
+        "seed000-hmb-1tb",
+        &["controller.buffer_release=\"data-in\""],
+    );
+    let bw = |r: &serde_json::Value| common::f(&r["write"]["bw_bytes"]);
+    let rh = common::simulate(&held, SEQ_WRITES, DriveState::Fresh, 1, false);
+    let rs = common::simulate(&staged, SEQ_WRITES, DriveState::Fresh, 1, false);
+    let buffer = held.controller.write_buffer.bytes() as f64;
+    let hold_s = 200e-6 + 65536.0 / 1.4e9;
+    assert!(
+        bw(&rh) <= buffer / hold_s,
+        "held {} cap {}",
+        bw(&rh),
+        buffer / hold_s
+    );
+    assert!(
+        bw(&rs) > 1.3 * bw(&rh),
+        "staged {} held {}",
+        bw(&rs),
+        bw(&rh)
+    );
+    // Either way the buffer never holds more than its size.
+    for r in [&rh, &rs] {
+        let peak = common::f(&r["device"]["controller"]["write_buffer_peak_bytes"]);
+        assert!(peak <= buffer, "peak {peak}");
+    }
 }

@@ -190,6 +190,32 @@ fn dynamic_slc_shrinks_as_the_drive_fills() {
     );
 }
 
+/// Dynamic SLC on a full drive: the free SLC blocks beyond the allowance cannot be
+/// opened, so the fold watermark counts only those the die may still open. A full
+/// drive with its (min-size) area full must fold in the foreground as the host
+/// writes, although every die still has a free SLC-mode block outside its allowance.
+#[test]
+fn the_fold_watermark_counts_the_slc_blocks_a_die_may_open() {
+    // 4 SLC blocks per die, 1 of them allowed on a full drive.
+    let d = slc_dev(&[
+        "slc.size=\"1536KiB\"",
+        "slc.mode=\"dynamic\"",
+        "slc.min_size=\"384KiB\"",
+        "slc.fold_watermark_blocks=1",
+        "slc.fold_when_idle=false",
+    ]);
+    let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":600}"#;
+    let r = simulate(&d, wl, DriveState::Aging, 1, true);
+    let s = &r["device"]["slc"];
+    assert_eq!(s["allowed_blocks_per_die"], 1, "{s}");
+    assert!(
+        f(&s["free_blocks"]) >= 8.0,
+        "free blocks outside the allowance: {s}"
+    );
+    assert!(f(&s["folds"]) > 0.0, "no foreground fold: {s}");
+    assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+}
+
 /// `normal-written` writes only the workload's area first: reads there find data on
 /// flash, and the SLC area stays empty; `normal` reads find nothing to read.
 #[test]

@@ -97,6 +97,21 @@ pub struct ControllerConfig {
     /// Memory holding the write buffer: sram (default), dram or hmb.
     #[serde(default = "default_write_buffer_tier")]
     pub write_buffer_tier: DataTier,
+    /// When a host program's room in the write buffer is returned: `program` (default) when the die has programmed it; `data-in` once its data is in the die's page buffers, so the buffer stages transfers rather than whole programs.
+    #[serde(default)]
+    pub buffer_release: BufferRelease,
+}
+
+/// When the write buffer gets a host program's room back.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferRelease {
+    /// At the end of tPROG: the buffer holds every program in flight.
+    #[default]
+    Program,
+    /// At the end of the data-in transfer: the die's page buffers hold the data
+    /// while it programs; reads of it are still answered as buffer hits.
+    DataIn,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

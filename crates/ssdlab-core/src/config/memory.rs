@@ -560,8 +560,8 @@ pub struct SlcConfig {
     /// Program time of an SLC-mode page.
     #[serde(default = "default_slc_t_prog")]
     pub t_prog: Duration,
-    /// Fold in the foreground when a die has this many free SLC blocks or fewer
-    /// (0 = fold only when the host is idle).
+    /// Fold in the foreground when a die has this many free SLC blocks it may still open
+    /// or fewer (dynamic SLC: within its allowance; 0 = fold only when the host is idle).
     #[serde(default)]
     pub fold_watermark_blocks: u32,
     /// Fold when the host has had nothing outstanding for `ftl.idle_time`.

@@ -17,8 +17,8 @@ pub mod units;
 pub mod workload;
 
 pub use device::{
-    pcie_lane_bytes_per_s, CellType, ControllerConfig, DeviceConfig, FtlConfig, GcPacing, GcPolicy,
-    HostConfig, NandConfig, PerPageType,
+    pcie_lane_bytes_per_s, BufferRelease, CellType, ControllerConfig, DeviceConfig, FtlConfig,
+    GcPacing, GcPolicy, HostConfig, NandConfig, PerPageType,
 };
 pub use workload::{QueuePolicy, Rw, WorkloadConfig, RW_ALLOWED};
 

@@ -85,6 +85,8 @@ impl Ftl {
     /// Should `die` fold an SLC block now (`idle`: the host is idle)? Only with a
     /// full, programmed SLC block and native free blocks to spare for its data: above
     /// the GC threshold (paced GC keeps a die there), by one more block in burst mode.
+    /// The watermark counts the free SLC blocks the die may still open (with dynamic
+    /// SLC, those within its allowance), not every free SLC-mode block.
     pub fn wants_fold(&self, die: u32, watermark: u32, idle: bool) -> bool {
         let d = &self.dies[die as usize];
         let Some(&b) = d.slc_full.front() else {
@@ -95,7 +97,7 @@ impl Ftl {
             GcPacing::Paced => self.gc_threshold,
         };
         d.victim.is_none()
-            && (idle || (watermark > 0 && (d.slc_free.len() as u32) <= watermark))
+            && (idle || (watermark > 0 && self.slc_usable_free_blocks(die) <= watermark))
             && self.programmed[b as usize] as u32 == self.geo.slc_pages_per_block
             && d.free.len() as u32 > spare
     }

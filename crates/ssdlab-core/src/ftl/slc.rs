@@ -78,6 +78,15 @@ impl Ftl {
         !d.slc_free.is_empty() && in_use < self.slc_allowed_blocks()
     }
 
+    /// Free SLC blocks die `die` may still open: with dynamic SLC, only those within
+    /// its allowance (the rest wait for the drive to empty again).
+    pub fn slc_usable_free_blocks(&self, die: u32) -> u32 {
+        let d = &self.dies[die as usize];
+        let free = d.slc_free.len() as u32;
+        let in_use = self.geo.slc_blocks_per_die() - free;
+        free.min(self.slc_allowed_blocks().saturating_sub(in_use))
+    }
+
     /// Free SLC-mode blocks over all dies.
     pub fn slc_free_blocks(&self) -> u64 {
         self.dies.iter().map(|d| d.slc_free.len() as u64).sum()

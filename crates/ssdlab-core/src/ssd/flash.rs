@@ -259,6 +259,12 @@ impl Ssd {
             DieStage::Fetch => self.program_data_in(die),
             DieStage::DataIn => {
                 let t = self.dies[d].op_txns[0];
+                if self.buffer_release_at_data_in {
+                    let tx = *self.txns.get(t);
+                    if let TxnKind::Program { gc: false } = tx.kind {
+                        self.release_buffer_room(tx.n as u64);
+                    }
+                }
                 let t_prog = self.prog_time(t);
                 self.begin(die, DieStage::Program, now + t_prog);
                 // Reads refused during data-in may suspend the program now.
@@ -301,12 +307,19 @@ impl Ssd {
             page: tx.page,
         });
         if let TxnKind::Program { gc: false } = tx.kind {
-            self.buffer.release(tx.n as u64);
-            self.wake_buffer_waiters();
+            if !self.buffer_release_at_data_in {
+                self.release_buffer_room(tx.n as u64);
+            }
             self.host_program_done(tx.die);
         } else {
             self.counters.gc_programs += 1;
         }
+    }
+
+    /// Return a host program's write-buffer room and let waiting writes in.
+    fn release_buffer_room(&mut self, units: u64) {
+        self.buffer.release(units);
+        self.wake_buffer_waiters();
     }
 
     fn erase_done(&mut self, t: u32) {

@@ -135,6 +135,8 @@ pub struct Ssd {
     queue_policy: QueuePolicy,
     unit_bytes: u64,
     buffer_read_ns: Ns,
+    /// Host programs return their write-buffer room at the end of data-in.
+    buffer_release_at_data_in: bool,
     /// How the drive was prepared (also in the report's `prep` block).
     pub prep: PrepInfo,
     opts: RunOptions,
@@ -304,6 +306,8 @@ impl Ssd {
             queue_policy: workload.queue_policy,
             unit_bytes: geo.unit_bytes,
             buffer_read_ns: cfg.controller.buffer_read.ns(),
+            buffer_release_at_data_in: cfg.controller.buffer_release
+                == crate::config::BufferRelease::DataIn,
             q: EventQueue::new(),
             geo,
             ftl,
