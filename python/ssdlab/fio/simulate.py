@@ -471,7 +471,9 @@ def annotate(doc: dict, jf: JobFile, sim: Simulated) -> dict:
     doc["ssdlab"]["exitall_not_started"] = sorted({jf.jobs[ji].name for ji in skipped})
     doc["ssdlab"]["verify"] = jf.verify
     if jf.verify:
-        doc["ssdlab"]["oracle"] = sim.data["device"].get("oracle", {})
+        from ssdlab.report import oracle_total
+
+        doc["ssdlab"]["oracle"] = oracle_total(sim.data)
     return doc
 
 
