@@ -4,6 +4,7 @@ files and iologs that were read wrongly, plots that leave no partial file, bound
 echoes of huge values, and ConfigError from the Python API for every bad input."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,12 +32,17 @@ host = "h0"
 """
 
 
+# Subprocesses import the same ssdlab as this process, whatever their working directory.
+ENV = {**os.environ, "PYTHONPATH": str(Path(ssdlab.__file__).resolve().parent.parent)}
+
+
 def _cli(*args, timeout=120, **kw):
     return subprocess.run(
         [sys.executable, "-m", "ssdlab", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=ENV,
         **kw,
     )
 
@@ -142,3 +148,205 @@ def test_fio_verify_on_a_system(tmp_path):
     assert r.returncode == 0, r.stderr
     oracle = json.loads(r.stdout)["ssdlab"]["oracle"]
     assert oracle["checked"] >= 3 * 500 and oracle["mismatches"] == 0
+
+
+# ---- 3. clear errors instead of tracebacks ------------------------------------------
+
+GRID = """
+[base]
+device = "tiny-test"
+state = "fresh"
+workload = { rw = "randread", number_ios = 200 }
+[axes]
+"workload.iodepth" = [1, 2]
+"""
+
+
+def test_sweep_out_naming_a_file_or_a_dir_whose_runs_is_a_file(tmp_path):
+    grid = tmp_path / "g.toml"
+    grid.write_text(GRID)
+    f = tmp_path / "afile"
+    f.write_text("keep")
+    _clear_error(_cli("sweep", grid, "--out", f, "-q"), "--out", str(f), "not a directory")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "runs").write_text("keep")
+    _clear_error(_cli("sweep", grid, "--out", d, "-q"), "--out", "runs in it is not a directory")
+    assert f.read_text() == "keep" and (d / "runs").read_text() == "keep"
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["run", "--device", "tiny-test", "--max-memory", "99999999999999999999999T"],
+         "--max-memory: '99999999999999999999999T' is too large (at most 2^64-1 bytes"),
+        (["run", "--device", "tiny-test", "--max-memory", "16777216T"], "--max-memory"),
+        (["probe", "read-cache", "tiny-test", "--quick", "--max-io", str(2**64)],
+         f"--max-io: '{2**64}' is too large"),
+        (["probe", "read-cache", "tiny-test", "--quick", "--max-io", "2G"],
+         "--max-io: 2G is not allowed (a positive multiple of 512 bytes up to 1G"),
+        (["probe", "read-cache", "tiny-test", "--quick", "--s-max", "99999999999999999T"],
+         "--s-max"),
+    ],
+)  # fmt: skip
+def test_sizes_beyond_64_bits(tmp_path, argv, needle):
+    _clear_error(_cli(*argv, cwd=tmp_path), needle)
+
+
+LONG = "a" * 300
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--device", "tiny-test", "-q", "--number_ios", "100", "--json", LONG + ".json"],
+        ["run", "--device", "tiny-test,dram-ssd", "-q", "--number_ios", "100", "--json", LONG],
+        ["run", "--device", "tiny-test", "-q", "--number_ios", "100", "--json", LONG + "/r.json"],
+        ["fio", "JOB", "--output", LONG + ".json"],
+        ["plot", "timeline", "REPORT", "-o", LONG + ".png"],
+        ["sweep", "GRID", "--out", LONG],
+        ["probe", "read-cache", "tiny-test", "--quick", "--out", LONG],
+        ["probe", "read-cache", "tiny-test", "--quick", "--json", LONG],
+    ],
+    ids=["json", "json-dir", "json-under", "fio", "plot", "sweep", "probe-out", "probe-json"],
+)
+def test_a_name_too_long_for_the_file_system(tmp_path, report, argv):
+    job = tmp_path / "j.fio"
+    job.write_text("[j]\nrw=randread\nnumber_ios=100\n")
+    grid = tmp_path / "g.toml"
+    grid.write_text(GRID)
+    subst = {"JOB": job, "REPORT": report, "GRID": grid}
+    err = _clear_error(_cli(*[subst.get(a, a) for a in argv], cwd=tmp_path), "File name too long")
+    assert "chars)" in err and len(err) < 300, err  # the name is shortened, not echoed whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.toml", "j.fio"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    p = tmp_path_factory.mktemp("report") / "r.json"
+    assert (
+        main(["run", "--device", "tiny-test", "-q", "--number_ios", "3000", "--json", str(p)]) == 0
+    )
+    return p
+
+
+def test_plot_with_an_unknown_extension_is_refused_before_reading(tmp_path, report):
+    out = tmp_path / "x.unknownext"
+    err = _clear_error(_cli("plot", "timeline", "missing.json", "-o", out, cwd=tmp_path))
+    assert "'.unknownext' is not an image format (allowed: " in err and "png" in err
+    assert not out.exists()
+    assert _cli("plot", "lat-cdf", report, "-o", tmp_path / "noext").returncode == 0
+    assert (tmp_path / "noext").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("kind", ["timeline", "lat-cdf", "sweep", "sweep-csv"])
+def test_plot_of_a_binary_file(tmp_path, kind):
+    data = tmp_path / ("bin.csv" if kind == "sweep-csv" else "bin.dat")
+    data.write_bytes(bytes(range(256))[::-1] * 10)
+    extra = ["--x", "a", "--y", "b"] if kind.startswith("sweep") else []
+    r = _cli("plot", kind.split("-csv")[0], data, *extra, "-o", tmp_path / "p.png")
+    _clear_error(r, str(data), "not a text file (byte 0xff at offset 0 is not UTF-8")
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_plot_of_deeply_nested_json(tmp_path):
+    data = tmp_path / "deep.json"
+    data.write_text("[" * 100_000 + "]" * 100_000)
+    _clear_error(_cli("plot", "timeline", data, "-o", tmp_path / "p.png"), str(data))
+
+
+# ---- 7. symlink loops; errors name the file -------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", ["run", "fio", "plot", "probe"])
+def test_a_loop_of_symlinks_is_refused_not_replaced(tmp_path, report, cmd):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.symlink_to(b.name)
+    b.symlink_to(a.name)
+    job = tmp_path / "j.fio"
+    job.write_text("[j]\nrw=randread\nnumber_ios=100\n")
+    argv = {
+        "run": ["run", "--device", "tiny-test", "-q", "--number_ios", "100", "--json", a],
+        "fio": ["fio", job, "--output", a],
+        "plot": ["plot", "timeline", report, "-o", a],
+        "probe": ["probe", "read-cache", "tiny-test", "--quick", "--json", a],
+    }[cmd]
+    _clear_error(_cli(*argv, cwd=tmp_path), str(a), "a loop of symbolic links")
+    assert a.is_symlink() and b.is_symlink()
+
+
+# ---- 8. a plot on a full disk leaves no file ------------------------------------------
+
+
+def _full_disk(monkeypatch):
+    import errno
+
+    from matplotlib.figure import Figure
+
+    def savefig(self, f, **kw):
+        f.write(b"\x89PNG partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+
+
+def test_plot_on_a_full_disk_leaves_no_file(tmp_path, report, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    _full_disk(monkeypatch)
+    new, old = tmp_path / "new.png", tmp_path / "old.png"
+    old.write_bytes(b"old image")
+    for out in (new, old):
+        assert main(["plot", "timeline", str(report), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--output: {out}: cannot write: No space left on device" in err
+        assert "standard output" not in err
+    assert not new.exists() and old.read_bytes() == b"old image"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.png"]  # no temporary left
+
+
+def test_plot_to_dev_full_is_an_error(report):
+    r = _cli("plot", "timeline", report, "-o", "/dev/full")
+    _clear_error(r, "--output: /dev/full: cannot write: No space left on device")
+
+
+def test_a_study_plot_on_a_full_disk_names_its_file(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from ssdlab import outputs
+    from ssdlab.studies.common import plot
+
+    _full_disk(monkeypatch)
+    png = tmp_path / "s.png"
+    with pytest.raises(outputs.OutputError, match=f"--out: {png}: cannot write: No space"):
+        plot(png, lambda plt: plt.figure())
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- 4. a fio include of a named pipe ----------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["fifo", "link-to-fifo", "/dev/zero"])
+def test_fio_include_of_a_non_regular_file_is_refused_not_waited_on(tmp_path, target):
+    fifo = tmp_path / "p.fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "link").symlink_to(fifo.name)
+    inc = {"fifo": fifo.name, "link-to-fifo": "link", "/dev/zero": "/dev/zero"}[target]
+    job = tmp_path / "j.fio"
+    job.write_text(f"[j]\nrw=randread\ninclude {inc}\n")
+    r = _cli("fio", job, "--parse-only", timeout=30, cwd=tmp_path)
+    kind = "a character device" if target == "/dev/zero" else "a named pipe"
+    shown = inc if target == "/dev/zero" else tmp_path / inc  # resolved beside the job file
+    _clear_error(r, f"{job}:3: include {shown}: not a regular file ({kind})")
+
+
+def test_fio_job_file_may_still_be_a_pipe(tmp_path):
+    """`ssdlab fio <(...)`: the job file itself is read from a pipe, as before."""
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "fio", "/dev/stdin", "--parse-only"],
+        input="[j]\nrw=randread\nnumber_ios=100\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "j: randread 4KiB QD1, 100 I/Os" in r.stdout

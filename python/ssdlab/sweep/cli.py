@@ -125,6 +125,9 @@ def _run_grid(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler and --processes: choose one executor")
     points = expand(grid)
     out = args.out or f"out/sweep-{grid.stem}"
+    from ssdlab import outputs
+
+    outputs.check_dir(out, "--out", ("runs",))
     executor, close = _executor(args)
     try:
         df = run_points(
