@@ -350,3 +350,47 @@ def test_fio_job_file_may_still_be_a_pipe(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "j: randread 4KiB QD1, 100 I/Os" in r.stdout
+
+
+# ---- 5. fio size beyond the drive ----------------------------------------------------
+
+SIZES = (
+    "[big]\nrw=randread\nsize=1p\n"
+    "[half]\nrw=randread\nsize=50%\noffset=75%\n"
+    "[tail]\nrw=read\nsize=16m\noffset=20m\n"
+)
+
+
+def test_fio_size_beyond_the_drive_is_clamped_as_fio_does_and_said(tmp_path):
+    """fio clamps `size` to a block device's size (filesetup.c: o->size = total_size);
+    ssdlab did too, silently. Now it says so, naming the job and the maximum."""
+    from ssdlab.fio import load_jobfile
+    from ssdlab.fio.options import finish
+
+    job = tmp_path / "s.fio"
+    job.write_text(SIZES)
+    cap = ssdlab.validate("tiny-test")["capacity_bytes"]
+    said: list[str] = []
+    jobs = finish(load_jobfile(job, max_ios=100), cap, said.append)
+    assert [j["size"] for j in jobs] == [f"{cap}B", f"{cap // 4 // 4096 * 4096}B", "4194304B"]
+    assert len(said) == 2, said  # the 50 % job is bounded by fio's own rule, silently
+    assert (
+        f"[big]: size=1p (1,125,899,906,842,624 bytes) is beyond the drive: clamped to {cap:,}"
+        in said[0]
+    )
+    assert (
+        "[tail]: size=16m (16,777,216 bytes) is beyond the drive: clamped to 4,194,304" in said[1]
+    )
+    assert "less offset 20,971,520" in said[1]
+    r = _cli("fio", job, "--device", "tiny-test", "--state", "fresh", "--output-format", "terse")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("is beyond the drive: clamped to") == 2, r.stderr
+    assert "s.fio:1: [big]: size=1p" in r.stderr
+
+
+def test_fio_percent_size_keeps_working(tmp_path):
+    job = tmp_path / "p.fio"
+    job.write_text("[p]\nrw=randread\nsize=50%\nnumber_ios=100\n")
+    r = _cli("fio", job, "--device", "tiny-test", "--state", "fresh", "--output-format", "json")
+    assert r.returncode == 0 and "beyond the drive" not in r.stderr, r.stderr
+    assert json.loads(r.stdout)["jobs"][0]["read"]["total_ios"] == 100
