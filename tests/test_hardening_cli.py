@@ -394,3 +394,51 @@ def test_fio_percent_size_keeps_working(tmp_path):
     r = _cli("fio", job, "--device", "tiny-test", "--state", "fresh", "--output-format", "json")
     assert r.returncode == 0 and "beyond the drive" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["jobs"][0]["read"]["total_ios"] == 100
+
+
+# ---- 6. fio iolog versions ---------------------------------------------------------
+
+V2_BODY = "/dev/x add\n/dev/x open\n/dev/x read 0 4096\n/dev/x read 8192 4096\n"
+
+
+@pytest.mark.parametrize(
+    "header", ["fio version 1 iolog", "fio version 13 iolog", "fio version 2iolog"]
+)
+def test_an_iolog_of_another_version_is_refused_as_fio_does(tmp_path, header):
+    """fio reads "fio version 2 iolog" and "fio version 3 iolog" logs and refuses the
+    rest (iolog.c: "iolog version 1 is no longer supported"); ssdlab read version 1 as
+    version 2, and "13" as version 3."""
+    log = tmp_path / "x.log"
+    log.write_text(f"{header}\n{V2_BODY}")
+    job = tmp_path / "r.fio"
+    job.write_text(f"[j]\nread_iolog={log}\n")
+    for argv in (
+        ["trace", log, "--device", "tiny-test", "-q"],
+        ["trace", log, "--format", "fio-iolog", "--device", "tiny-test", "-q"],
+        ["fio", job, "--parse-only"],
+    ):
+        _clear_error(_cli(*argv), f"'{header}': not an iolog version fio reads")
+    with pytest.raises(ssdlab.ConfigError, match="not an iolog version fio reads"):
+        ssdlab.trace_workload(str(log))
+    with pytest.raises(ssdlab.ConfigError, match="not an iolog version fio reads"):
+        ssdlab.trace_stats(str(log), "fio-iolog")
+
+
+def test_an_iolog_without_a_header_is_refused_when_named_fio_iolog(tmp_path):
+    log = tmp_path / "v1.log"
+    log.write_text("/dev/x read 0 4096\n/dev/x write 4096 4096\n")
+    r = _cli("trace", log, "--format", "fio-iolog", "--device", "tiny-test", "-q")
+    _clear_error(r, "no iolog header on the first line", "'fio version 2 iolog'")
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_iolog_versions_2_and_3_still_replay(tmp_path, version):
+    body = (
+        V2_BODY
+        if version == 2
+        else "".join(f"{i} {ln}\n" for i, ln in enumerate(V2_BODY.splitlines()))
+    )
+    log = tmp_path / "x.log"
+    log.write_text(f"fio version {version} iolog\n{body}")
+    s = ssdlab.trace_stats(str(log))
+    assert s["format"] == "fio-iolog" and s["requests"] == 2

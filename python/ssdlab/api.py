@@ -40,6 +40,15 @@ def _core_call(fn, *args):
         ) from None
 
 
+def clip(value: Any, limit: int = 80) -> str:
+    """``value`` as text for an error message: at most ``limit`` characters, then "…" and
+    the full length (an error never echoes a 5 MB value whole)."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} chars)"
+
+
 def check_int(name: str, value: Any, lo: int = 0, hi: int = 2**64 - 1) -> int:
     """`value` as an int in [lo, hi], else a ConfigError naming `name`."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,6 +23,53 @@ from ssdlab.report import Report, human_bytes
 FORMATS = ("msr", "blkparse", "fio-iolog", "mqsim", "ssdsim", "cloudphysics", "csv")
 MODES = ("closed", "timed")
 LBA_MODES = ("wrap", "scale")
+
+
+# The iolog versions fio reads (iolog.c, init_iolog_read): the first line starts with one
+# of these; anything else is version 1, which fio refuses ("no longer supported").
+IOLOG_HEADERS = ("fio version 2 iolog", "fio version 3 iolog")
+
+
+def iolog_version_error(path: str | os.PathLike, format: str | None = None) -> str | None:
+    """Why ``path`` is an fio iolog that cannot be read as fio reads it (None if it is
+    none, or is fine): a header of another version (version 1, "fio version 13 iolog"),
+    or, for ``format="fio-iolog"``, no header at all (a version 1 log: ``file action
+    offset length`` lines). An unreadable file is left to the core to report."""
+    if format not in (None, "fio-iolog", "iolog"):
+        return None
+    try:
+        with open(path, "rb", buffering=0) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            head = f.read(4096)
+    except OSError:
+        return None
+    first = next(
+        (ln.strip() for ln in head.splitlines() if ln.strip() and not ln.startswith(b"#")), b""
+    )
+    text = first[:60].decode("utf-8", "replace")
+    if first.startswith(b"fio version"):
+        if any(first.startswith(h.encode()) for h in IOLOG_HEADERS):
+            return None
+        return (
+            f"{api.clip(os.fspath(path))}: '{text}': not an iolog version fio reads (allowed: "
+            f"'{IOLOG_HEADERS[0]}' or '{IOLOG_HEADERS[1]}' on the first line; fio no longer "
+            "reads version 1)"
+        )
+    if format is not None:
+        return (
+            f"{api.clip(os.fspath(path))}: no iolog header on the first line (got '{text}'; "
+            f"expected '{IOLOG_HEADERS[0]}' or '{IOLOG_HEADERS[1]}'; a version 1 log without "
+            "one is not read, as fio no longer reads it)"
+        )
+    return None
+
+
+def check_iolog(path: str | os.PathLike, format: str | None = None) -> None:
+    """:func:`iolog_version_error` as a ConfigError."""
+    why = iolog_version_error(path, format)
+    if why:
+        raise api.ConfigError(why)
 
 
 def trace_stats(
@@ -36,6 +84,7 @@ def trace_stats(
         api.check_int("disk", disk)
     if format is not None and not isinstance(format, str):
         raise api.ConfigError(f"format: {format!r} is not allowed ({', '.join(FORMATS)})")
+    check_iolog(path, format)
     return json.loads(_core.trace_stats(os.fspath(path), format, skip_bad_lines, disk))
 
 
@@ -60,6 +109,8 @@ def trace_workload(
         api.check_int("disk", disk)
     if isinstance(speedup, bool) or not isinstance(speedup, (int, float)):
         raise api.ConfigError(f"speedup: {speedup!r} is not allowed (a positive number)")
+    if isinstance(path, (str, os.PathLike)) and (format is None or isinstance(format, str)):
+        check_iolog(path, format)
     trace: dict[str, Any] = {
         "path": str(path),
         "mode": mode,

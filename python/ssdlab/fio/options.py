@@ -752,6 +752,11 @@ def _job(
             spec["random_distribution"] = v.strip()
         elif n == "read_iolog":
             spec.setdefault("_trace", {})["path"] = _iolog_path(v, w)
+            from ssdlab.trace import iolog_version_error
+
+            why = iolog_version_error(spec["_trace"]["path"])
+            if why:
+                raise JobFileError(f"{w}: read_iolog: {why}")
         elif n == "replay_no_stall":
             if parse_bool(v, w, n):
                 spec.setdefault("_trace", {})["mode"] = "closed"
