@@ -4,6 +4,7 @@ files and iologs that were read wrongly, plots that leave no partial file, bound
 echoes of huge values, and ConfigError from the Python API for every bad input."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -442,3 +443,159 @@ def test_iolog_versions_2_and_3_still_replay(tmp_path, version):
     log.write_text(f"fio version {version} iolog\n{body}")
     s = ssdlab.trace_stats(str(log))
     assert s["format"] == "fio-iolog" and s["requests"] == 2
+
+
+# ---- 9. errors do not echo huge values -------------------------------------------------
+
+BIG = "9" * 100_000  # a command-line argument (the kernel caps one at 128 KiB)
+HUGE = "x" * 5_000_000  # in a file or through the Python API
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["run", "--device", "tiny-test", "--set", f"nand.t_prog={BIG}"], "nand.t_prog: '999"),
+        (["run", "--device", "tiny-test", "--set", f"nand.x{BIG}=1"], "nand.x999"),
+        (["run", "--device", "tiny-test", "--rw", f"x{BIG}"], "rw"),
+        (["run", "--device", "tiny-test", "--state", f"x{BIG}"], "--state: invalid choice"),
+        (["run", "--device", "tiny-test", "--workload", f"x{BIG}"], "--workload"),
+        (["validate", f"x{BIG}"], "device"),
+        (["sweep", f"x{BIG}"], "sweep"),
+        (["run", "--device", "tiny-test", "--max-memory", BIG], "--max-memory"),
+    ],
+    ids=["set-value", "set-key", "rw", "state", "workload", "validate", "sweep", "max-memory"],
+)
+def test_errors_do_not_echo_a_huge_argument(argv, needle):
+    err = _clear_error(_cli(*argv), needle)
+    assert len(err) < 1000 and "chars)" in err, err[:2000]
+
+
+def test_errors_do_not_echo_a_huge_value_from_a_file(tmp_path):
+    wl = tmp_path / "wl.json"
+    wl.write_text(json.dumps({"rw": HUGE}))
+    spaced = tmp_path / "spaced.json"
+    spaced.write_text(json.dumps({"rw": "a " * 2_500_000}))
+    dev = tmp_path / "dev.toml"
+    dev.write_text(f'name = "d"\n[nand]\nt_prog = "{HUGE}"\n')
+    for argv, needle in (
+        (["run", "--device", "tiny-test", "--workload", wl], "rw: 'xxx"),
+        (["run", "--device", "tiny-test", "--workload", spaced], "rw: 'a a a"),
+        (["validate", dev], "t_prog"),
+    ):
+        err = _clear_error(_cli(*argv), needle, " chars)")
+        assert len(err) < 1000, err[:2000]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ssdlab.run("tiny-test", set={"nand.t_prog": HUGE}),
+        lambda: ssdlab.run("tiny-test", {"rw": HUGE}),
+        lambda: ssdlab.run("tiny-test", {HUGE: 1}),
+        lambda: ssdlab.run("tiny-test", HUGE),
+        lambda: ssdlab.run(HUGE),
+        lambda: ssdlab.validate("tiny-test", set=[f"nand.t_read={HUGE}"]),
+        lambda: ssdlab.run("tiny-test", {"rw": "a " * 2_500_000}),
+        lambda: ssdlab.named_workload(HUGE),
+    ],
+    ids=["set", "workload-value", "workload-key", "workload-name", "device", "validate",
+         "spaced", "named"],
+)  # fmt: skip
+def test_api_errors_do_not_echo_a_huge_value(call):
+    with pytest.raises(ssdlab.ConfigError) as e:
+        call()
+    assert len(str(e.value)) <= 2000 and "chars)" in str(e.value), str(e.value)[:3000]
+
+
+def test_clip_message_is_idempotent_and_leaves_short_messages_alone():
+    from ssdlab.api import clip_message
+
+    short = "nand.t_read: '60' has no unit"
+    assert clip_message(short) is short
+    once = clip_message("x: " + "ab " * 5000)
+    assert len(once) == 2000 and once.endswith("… (message of 15,003 chars)")
+    assert clip_message(once) is once
+
+
+# ---- 10. the Python API raises ConfigError for every bad argument ---------------------
+
+
+def _deep(n=100_000, key="a"):
+    root = node = {}
+    for _ in range(n):
+        node[key] = node = {}
+    return root
+
+
+def _deep_list(n=100_000):
+    root = node = []
+    for _ in range(n):
+        node.append([])
+        node = node[0]
+    return root
+
+
+class _NoText:
+    def __str__(self):
+        raise ValueError("no text")
+
+    def __repr__(self):
+        return "_NoText()"
+
+
+HOSTILE = [
+    ("deep-device", lambda: ssdlab.run(_deep()), "device: a.a.a"),
+    ("deep-workload", lambda: ssdlab.run("tiny-test", _deep()), "workload: a.a.a"),
+    ("deep-option", lambda: ssdlab.run("tiny-test", {"rw": _deep()}), "workload: rw.a.a"),
+    ("deep-list", lambda: ssdlab.run("tiny-test", {"bs": _deep_list()}), "workload: bs[0][0]"),
+    ("deep-validate", lambda: ssdlab.validate(_deep()), "device: a.a"),
+    ("deep-vworkload", lambda: ssdlab.validate_workload(_deep(), 1 << 30), "workload: a.a"),
+    ("deep-set", lambda: ssdlab.run("tiny-test", set={"nand.t_read": _deep()}), "nand.t_read"),
+    ("deep-compare", lambda: ssdlab.compare(["tiny-test"], _deep()), "workload: a.a"),
+    ("deep-sweep", lambda: ssdlab.sweep({"base": {"workload": _deep()}}), "grid: base.workload"),
+    ("int-key-workload", lambda: ssdlab.run("tiny-test", {1: 2}), "workload: key 1 is an int"),
+    ("tuple-key-device", lambda: ssdlab.run({"nand": {(1,): 2}}), "device: nand: key (1,)"),
+    ("int-key-set", lambda: ssdlab.run("tiny-test", set={1: 2}), "set: key 1 is an int"),
+    ("set-int", lambda: ssdlab.run("tiny-test", set=5), "set: an int is not allowed"),
+    ("set-list-of-int", lambda: ssdlab.run("tiny-test", set=[1]), "set: 1 is an int"),
+    ("set-no-text", lambda: ssdlab.run("tiny-test", set={"nand.t_read": _NoText()}),
+     "nand.t_read: a _NoText is not allowed"),
+    ("workload-no-text", lambda: ssdlab.run("tiny-test", {"rw": _NoText()}),
+     "workload: rw: a _NoText is not allowed"),
+    ("workload-bytes", lambda: ssdlab.run("tiny-test", {"rw": b"read"}), "workload: rw: a bytes"),
+    ("nan-device", lambda: ssdlab.run({"nand": {"t_read": float("nan")}}), "device: nand.t_read"),
+    ("inf-jobs", lambda: ssdlab.run("tiny-test", {"jobs": [{"iodepth": math.inf}]}),
+     "workload: jobs[0].iodepth: inf"),
+    ("nan-sweep", lambda: ssdlab.sweep({"axes": {"seed": [math.nan]}}), "grid: axes.seed[0]"),
+    ("huge-int", lambda: ssdlab.run("tiny-test", {"iodepth": 10**100}), "iodepth"),
+    ("huge-int-device", lambda: ssdlab.run({"name": "x", "nand": {"channels": 10**100}}),
+     "nand.channels"),
+    ("device-name-too-long", lambda: ssdlab.run("x" * 5000), "device: 'xxx"),
+    ("state-list", lambda: ssdlab.run("tiny-test", state=["full"]), "state"),
+    ("run-many-int", lambda: ssdlab.run_many(5), "run_many: runs: an int is not allowed"),
+    ("compare-int", lambda: ssdlab.compare(5), "devices: an int is not allowed"),
+    ("trace-path-list", lambda: ssdlab.trace_workload([1]), "path: [1]"),
+    ("trace-speedup-nan", lambda: ssdlab.trace_workload("t.csv", speedup=math.nan), "speedup"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call, field", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_api_raises_config_error_naming_the_field(call, field):
+    with pytest.raises(ssdlab.ConfigError) as e:
+        call()
+    assert field in str(e.value), str(e.value)[:500]
+
+
+def test_api_takes_one_override_text_and_one_device_name():
+    """`set="k=v"` is one override (it was split into its letters) and `compare("A")`
+    one device (it was one per letter)."""
+    r = ssdlab.run("tiny-test", {"number_ios": 100}, state="fresh", set="nand.t_read=60us")
+    assert r["config"]["nand"]["t_read"] in ("60us", ["60us"], "60000ns")
+    pd = pytest.importorskip("pandas")
+    df = ssdlab.compare("tiny-test", {"number_ios": 100}, state="fresh")
+    assert isinstance(df, pd.DataFrame) and set(df["device"]) == {"tiny-test"}
+
+
+def test_presets_show_refuses_a_system_file():
+    """It printed each drive's config as one Python repr string in a TOML list."""
+    _clear_error(_cli("presets", "--show", SYSTEM), "a system file, not a device", "validate")

@@ -98,7 +98,11 @@ def _load_workload_arg(value: str) -> dict:
     if value in WORKLOADS or value.startswith(IOMETER_PREFIX):
         return named_workload(value)
     p = Path(value)
-    if p.is_file():
+    try:
+        is_file = p.is_file()
+    except OSError as e:  # a name too long, a loop of symlinks
+        raise UsageError(f"--workload: '{outputs.shown(value)}': {e.strerror or e}") from None
+    if is_file:
         try:
             data = json.loads(p.read_text(), object_pairs_hook=_no_duplicate_keys)
         except _DuplicateKey as e:
@@ -301,7 +305,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(2, f"ssdlab: error: {self.prog}: {message}\n")
+        self.exit(2, f"ssdlab: error: {self.prog}: {api.clip_message(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -409,18 +413,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
         return rc
     except (ConfigError, UsageError, outputs.OutputError) as e:
-        print(f"ssdlab: error: {e}", file=sys.stderr)
+        # an echoed value is cut to 80 characters and its length (api.clip_message)
+        print(f"ssdlab: error: {api.clip_message(str(e))}", file=sys.stderr)
         return 2
     except api.SimulationError as e:
-        print(f"ssdlab: error: {e} (please report it with the device file)", file=sys.stderr)
+        print(
+            f"ssdlab: error: {api.clip_message(str(e))} (please report it with the device file)",
+            file=sys.stderr,
+        )
         return 1
     except api.InternalError as e:
-        print(f"ssdlab: {e}", file=sys.stderr)
+        print(f"ssdlab: {api.clip_message(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("ssdlab: interrupted", file=sys.stderr)
         return 130
     except OSError as e:
+        if e.filename is not None and e.errno in _PATH_ERRNOS:
+            # an input path the system cannot resolve, wherever it was checked
+            name = outputs.shown(os.fsdecode(e.filename))
+            print(f"ssdlab: error: {name}: {e.strerror}", file=sys.stderr)
+            return 2
         if e.filename is not None or e.errno not in _OUTPUT_ERRNOS:
             raise
         # standard output on a full disk, a closed pipe, ...: one line, no traceback
@@ -435,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG}
+_PATH_ERRNOS = {errno.ENAMETOOLONG, errno.ELOOP}
 
 
 if __name__ == "__main__":  # pragma: no cover

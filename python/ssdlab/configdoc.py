@@ -69,6 +69,11 @@ def resolved_toml(device: Any) -> str:
     from ssdlab import api
 
     cfg = api.validate(device)
+    if "system" in cfg:
+        raise api.ConfigError(
+            f"{device}: a system file, not a device (--show prints a device's fields; "
+            f"`ssdlab validate {device}` describes a system and its drives)"
+        )
     for k in REPORT_ONLY:
         cfg.pop(k, None)
     lines = [f"# {cfg.get('name')}: every field, defaults resolved (ssdlab presets --show)"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import stat
 import sys
@@ -72,13 +73,14 @@ def check_iolog(path: str | os.PathLike, format: str | None = None) -> None:
         raise api.ConfigError(why)
 
 
+@api.bounded_errors
 def trace_stats(
     path: str, format: str | None = None, skip_bad_lines: int = 0, disk: int | None = None
 ) -> dict:
     """Statistics of a trace (requests, read share, size histogram, span, duration,
     requests per device); ``disk`` keeps one device's requests (msr, mqsim, ssdsim)."""
     if not isinstance(path, (str, os.PathLike)):
-        raise api.ConfigError(f"path: {path!r} is not a trace file path")
+        raise api.ConfigError(f"path: {api.clip(path)} is not a trace file path")
     api.check_int("skip_bad_lines", skip_bad_lines)
     if disk is not None:
         api.check_int("disk", disk)
@@ -88,6 +90,7 @@ def trace_stats(
     return json.loads(_core.trace_stats(os.fspath(path), format, skip_bad_lines, disk))
 
 
+@api.bounded_errors
 def trace_workload(
     path: str,
     *,
@@ -101,16 +104,27 @@ def trace_workload(
     disk: int | None = None,
 ) -> dict[str, Any]:
     """The workload dict that replays ``path`` (usable wherever a workload is accepted)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise api.ConfigError(f"path: {api.clip(path)} is not a trace file path")
     api.check_int("iodepth", iodepth, 1, 65536)
     api.check_int("skip_bad_lines", skip_bad_lines)
     if max_requests is not None:
         api.check_int("max_requests", max_requests)
     if disk is not None:
         api.check_int("disk", disk)
-    if isinstance(speedup, bool) or not isinstance(speedup, (int, float)):
+    if (
+        isinstance(speedup, bool)
+        or not isinstance(speedup, (int, float))
+        or not math.isfinite(speedup)
+        or speedup <= 0
+    ):
         raise api.ConfigError(f"speedup: {speedup!r} is not allowed (a positive number)")
-    if isinstance(path, (str, os.PathLike)) and (format is None or isinstance(format, str)):
-        check_iolog(path, format)
+    if format is not None and not isinstance(format, str):
+        raise api.ConfigError(f"format: {api.clip(format)} is not allowed ({', '.join(FORMATS)})")
+    for name, value in (("mode", mode), ("lba", lba)):
+        if not isinstance(value, str):
+            raise api.ConfigError(f"{name}: {api.clip(value)} is not allowed (text)")
+    check_iolog(path, format)
     trace: dict[str, Any] = {
         "path": str(path),
         "mode": mode,
@@ -127,6 +141,7 @@ def trace_workload(
     return {"iodepth": int(iodepth), "trace": trace}
 
 
+@api.bounded_errors
 def replay(
     path: str,
     device: api.DeviceLike = api.DEFAULT_DEVICE,
