@@ -6,10 +6,12 @@ values (preset names, paths, dicts) into what the core takes.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,6 +40,103 @@ def _core_call(fn, *args):
             f"internal error in the simulator: {e} "
             "(please report it with the device, workload and command)"
         ) from None
+
+
+def clip(value: Any, limit: int = 80) -> str:
+    """``value`` as text for an error message: at most ``limit`` characters, then "…" and
+    the full length (an error never echoes a 5 MB value whole)."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} chars)"
+
+
+_LONG_QUOTED = re.compile(r"(['\"`])([^'\"`\n]{257,})\1")
+_LONG_TOKEN = re.compile(r"\S{257,}")
+MAX_MESSAGE = 2000
+
+
+def clip_message(msg: str) -> str:
+    """An error message with every echoed value longer than 256 characters (a quoted one,
+    or one without spaces) cut to its first 80 and its length, and the whole to at most
+    MAX_MESSAGE characters: a 5 MB value given by mistake is not printed back. Returns
+    ``msg`` itself when nothing was cut (and a clipped message unchanged)."""
+    if len(msg) <= 256:
+        return msg
+    out = _LONG_QUOTED.sub(lambda m: m.group(1) + clip(m.group(2)) + m.group(1), msg)
+    out = _LONG_TOKEN.sub(lambda m: clip(m.group()), out)
+    if len(out) > MAX_MESSAGE:
+        tail = f"… (message of {len(msg):,} chars)"
+        out = out[: MAX_MESSAGE - len(tail)] + tail
+    return out if out != msg else msg
+
+
+def bounded_errors(fn):
+    """The public API's error contract: ConfigError with a bounded message (see
+    :func:`clip_message`); a value nested beyond Python's recursion limit is a
+    ConfigError, not a RecursionError."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ConfigError as e:
+            msg = str(e)
+            short = clip_message(msg)
+            if short is msg:
+                raise
+            raise ConfigError(short) from None
+        except RecursionError:
+            raise ConfigError(
+                f"{fn.__name__}: an argument is nested too deeply (allowed: at most "
+                f"{MAX_DEPTH} levels of dicts and lists)"
+            ) from None
+
+    return wrapper
+
+
+# The deepest nesting of dicts and lists a device, workload or override may have (a
+# device file is 2 deep, a multi-job workload with a trace section 4).
+MAX_DEPTH = 32
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _a(value: Any) -> str:
+    """'a list', 'an int': the type of ``value`` with its article, for messages."""
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiouAEIOU' else 'a'} {name}"
+
+
+def check_value(value: Any, what: str) -> None:
+    """Refuse, with ConfigError naming the field, what a device or workload cannot hold:
+    nesting deeper than MAX_DEPTH, a key that is not text, NaN or infinity, and values
+    other than text, numbers, true/false, None, lists and dicts. Iterative, so a value
+    nested 100,000 deep is refused, not a RecursionError."""
+    stack = [(value, "", 0)]
+    while stack:
+        v, path, depth = stack.pop()
+        where = f"{what}: {clip(path)}" if path else what
+        if depth > MAX_DEPTH:
+            raise ConfigError(
+                f"{where}: nested deeper than {MAX_DEPTH} levels (allowed: at most "
+                f"{MAX_DEPTH} levels of dicts and lists)"
+            )
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ConfigError(f"{where}: {v!r}: NaN and infinity are not allowed (a finite number)")
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise ConfigError(
+                        f"{where}: key {clip(k)} is {_a(k)} (keys are text: field or option names)"
+                    )
+                stack.append((x, f"{path}.{k}" if path else k, depth + 1))
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                stack.append((x, f"{path}[{i}]", depth + 1))
+        elif not isinstance(v, _SCALARS) and not isinstance(v, os.PathLike):
+            raise ConfigError(
+                f"{where}: {_a(v)} is not allowed (text, a number, true/false, a list or a dict)"
+            )
 
 
 def check_int(name: str, value: Any, lo: int = 0, hi: int = 2**64 - 1) -> int:
@@ -90,6 +189,7 @@ def presets() -> dict[str, str]:
     return dict(_core.presets())
 
 
+@bounded_errors
 def preset_toml(name: str) -> str:
     """The TOML text of a shipped preset (a starting point for your own device file)."""
     if not isinstance(name, str):
@@ -103,6 +203,7 @@ def preset_toml(name: str) -> str:
 def _device_args(device: DeviceLike) -> tuple[str, str, str]:
     """(kind, text, origin) for the core."""
     if isinstance(device, Mapping):
+        check_value(device, "device")
         return "json", _to_json(_drop_none(device), "device"), "<dict>"
     if not isinstance(device, (str, os.PathLike)):
         raise ConfigError(
@@ -110,10 +211,16 @@ def _device_args(device: DeviceLike) -> tuple[str, str, str]:
             "a path to a .toml/.json device file, or a dict"
         )
     name = os.fspath(device)
+    if isinstance(name, bytes):
+        raise ConfigError(f"device: {clip(device)} is a bytes path; expected text")
     if isinstance(device, str) and name in presets():
         return "preset", name, name
     path = Path(name)
-    if path.is_file():
+    try:
+        is_file = "\0" not in name and path.is_file()
+    except OSError as e:  # a name too long, a loop of symlinks, ...
+        raise ConfigError(f"device: '{clip(name)}': {e.strerror or e}") from None
+    if is_file:
         suffix = path.suffix.lower()
         if suffix not in (".toml", ".json"):
             raise ConfigError(
@@ -125,7 +232,7 @@ def _device_args(device: DeviceLike) -> tuple[str, str, str]:
             raise ConfigError(f"{path}: cannot read device file: {e}") from e
         return suffix[1:], text, str(path)
     raise ConfigError(
-        f"device: '{name}' is neither a preset ({', '.join(presets())}) nor an existing "
+        f"device: '{clip(name)}' is neither a preset ({', '.join(presets())}) nor an existing "
         ".toml/.json file"
     )
 
@@ -171,15 +278,36 @@ def _drop_none(v: Any) -> Any:
 
 
 def _overrides(items: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
-    """Accept {"nand.t_read": "60us"} or ["nand.t_read=60us"]."""
+    """Accept {"nand.t_read": "60us"}, ["nand.t_read=60us"] or one "nand.t_read=60us"."""
     if items is None:
         return []
+    if isinstance(items, str):
+        return [items]
     if isinstance(items, Mapping):
+        for k in items:
+            if not isinstance(k, str):
+                raise ConfigError(
+                    f"set: key {clip(k)} is {_a(k)} (keys are text: device "
+                    "fields such as nand.t_read)"
+                )
         return [f"{k}={_value_text(v, k)}" for k, v in items.items()]
-    return [str(s) for s in items]
+    if not isinstance(items, Iterable):
+        raise ConfigError(
+            f"set: {_a(items)} is not allowed (a dict of device fields, a list "
+            "of key=value texts, or one key=value text)"
+        )
+    out = []
+    for x in items:
+        if not isinstance(x, str):
+            raise ConfigError(
+                f"set: {clip(x)} is {_a(x)}, not a key=value text (e.g. nand.t_read=60us)"
+            )
+        out.append(x)
+    return out
 
 
 def _value_text(v: Any, key: str = "value") -> str:
+    key = clip(key)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and not math.isfinite(v):
@@ -187,8 +315,13 @@ def _value_text(v: Any, key: str = "value") -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(json.dumps(x) for x in v) + "]"
-    return str(v)
+        check_value(v, key)
+        return _to_json(list(v), key)
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if not isinstance(v, str):
+        raise ConfigError(f"{key}: {_a(v)} is not allowed (text, a number, true/false or a list)")
+    return v
 
 
 def _workload_args(workload: WorkloadLike) -> list[str]:
@@ -208,11 +341,14 @@ def _workload_args(workload: WorkloadLike) -> list[str]:
 
 
 def _check_state(state: str) -> str:
-    if state not in STATES:
-        raise ConfigError(f"state: '{state}' is not a drive state (allowed: {', '.join(STATES)})")
+    if not isinstance(state, str) or state not in STATES:
+        raise ConfigError(
+            f"state: '{clip(state)}' is not a drive state (allowed: {', '.join(STATES)})"
+        )
     return state
 
 
+@bounded_errors
 def run(
     device: DeviceLike = DEFAULT_DEVICE,
     workload: WorkloadLike = None,
@@ -286,6 +422,13 @@ def _workload_core_args(workload: WorkloadLike) -> tuple[str, list[str]]:
         from ssdlab.workloads import named_workload
 
         workload = named_workload(workload)
+    if isinstance(workload, Mapping):
+        check_value(workload, "workload")
+    elif workload is not None:
+        raise ConfigError(
+            "workload: expected a dict of fio options or a workload name, "
+            f"got {type(workload).__name__}"
+        )
     if isinstance(workload, Mapping) and (
         "jobs" in workload or any(isinstance(v, (Mapping, list)) for v in workload.values())
     ):
@@ -329,21 +472,28 @@ def clear_prepared() -> None:
     _core.clear_prepared()
 
 
+@bounded_errors
 def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -> list[Report]:
     """Run several simulations in parallel threads (the core releases the GIL).
 
     Each item holds keyword arguments of :func:`run`; results keep the input order.
     Ctrl-C stops every run (KeyboardInterrupt, no results).
     """
+    if not isinstance(runs, Iterable) or isinstance(runs, (str, Mapping)):
+        raise ConfigError(
+            f"run_many: runs: {_a(runs)} is not allowed (a list of dicts of run() arguments)"
+        )
     runs = list(runs)
     allowed = set(inspect.signature(run).parameters)
     for i, r in enumerate(runs):
         if not isinstance(r, Mapping):
-            raise ConfigError(f"run_many: each run must be a dict of run() arguments, got {r!r}")
+            raise ConfigError(
+                f"run_many: run {i}: {_a(r)} is not allowed (each run is a dict of run() arguments)"
+            )
         unknown = sorted(set(r) - allowed, key=str)
         if unknown:
             raise ConfigError(
-                f"run_many: run {i}: unknown argument {unknown[0]!r} "
+                f"run_many: run {i}: unknown argument {clip(unknown[0])} "
                 f"(allowed: {', '.join(sorted(allowed))})"
             )
     if workers is not None:
@@ -365,6 +515,7 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
         pool.shutdown(wait=True)
 
 
+@bounded_errors
 def validate(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None = None) -> dict:
     """Resolve and check a device; returns the resolved config (with capacity_bytes)."""
     kind, text, origin = _device_args(device)
@@ -378,6 +529,7 @@ def _prep_key(device: DeviceLike, set: Mapping[str, Any] | Iterable[str] | None 
     return _core_call(_core.prep_key, kind, text, origin, _overrides(set))
 
 
+@bounded_errors
 def validate_workload(workload: WorkloadLike, capacity_bytes: int) -> dict:
     """Check a workload against a device capacity; returns the resolved workload."""
     check_int("capacity_bytes", capacity_bytes)

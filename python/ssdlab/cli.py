@@ -98,7 +98,11 @@ def _load_workload_arg(value: str) -> dict:
     if value in WORKLOADS or value.startswith(IOMETER_PREFIX):
         return named_workload(value)
     p = Path(value)
-    if p.is_file():
+    try:
+        is_file = p.is_file()
+    except OSError as e:  # a name too long, a loop of symlinks
+        raise UsageError(f"--workload: '{outputs.shown(value)}': {e.strerror or e}") from None
+    if is_file:
         try:
             data = json.loads(p.read_text(), object_pairs_hook=_no_duplicate_keys)
         except _DuplicateKey as e:
@@ -159,11 +163,13 @@ def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -
         print_warnings(reports[label])
     if args.json == "-":
         print(json.dumps({k: r.to_dict() for k, r in reports.items()}, indent=2))
-        return 0
-    if args.json:
-        compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
-    if not args.quiet:
-        print(compare.format_table(compare.rows(reports)))
+    else:
+        if args.json:
+            compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
+        if not args.quiet:
+            print(compare.format_table(compare.rows(reports)))
+    if args.verify:
+        return max(verify_verdict(r.to_dict(), label) for label, r in reports.items())
     return 0
 
 
@@ -212,14 +218,33 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(report.summary())
     if args.verify:
-        oracle = report["device"].get("oracle", {})
-        if oracle.get("mismatches"):
+        return verify_verdict(report.to_dict())
+    return 0
+
+
+def verify_verdict(data: dict, label: str = "") -> int:
+    """``--verify``: 1 with one error line per drive whose FTL oracle found stale reads
+    (or that the core did not check), else 0. Works for a drive's and a system's report."""
+    from ssdlab.report import oracles
+
+    rc = 0
+    for drive, oracle in oracles(data):
+        where = " ".join(x for x in (label, f"drive {drive}" if drive else "") if x)
+        where = f"{where}: " if where else ""
+        if oracle is None:
             print(
-                f"ssdlab: error: FTL oracle found {oracle['mismatches']} stale reads",
+                f"ssdlab: error: {where}the FTL oracle did not run (--verify was not applied)",
                 file=sys.stderr,
             )
-            return 1
-    return 0
+            rc = 1
+        elif oracle.get("mismatches"):
+            print(
+                f"ssdlab: error: {where}FTL oracle found {oracle['mismatches']} stale reads "
+                f"of {oracle.get('checked', '?')} checked",
+                file=sys.stderr,
+            )
+            rc = 1
+    return rc
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
@@ -247,14 +272,25 @@ def cmd_workloads(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from ssdlab.configdoc import describe_derived, describe_system
+
     cfg = api.validate(args.file, set=args.set)
-    print_warnings(cfg)
+    if "system" in cfg:
+        text = describe_system(cfg)  # validates each distinct drive: its warnings first
+    else:
+        print_warnings(cfg)
+        text = describe_derived(cfg)
     if args.workload:
         api.validate_workload(_load_workload_arg(args.workload), cfg["capacity_bytes"])
-    print(f"{args.file}: ok ({cfg['name']}, {cfg['capacity_bytes'] / 1e9:.1f} GB user capacity)")
-    from ssdlab.configdoc import describe_derived
+    gb = cfg["capacity_bytes"] / 1e9
+    if "system" in cfg:
+        from ssdlab.report import human_bytes
 
-    print(describe_derived(cfg))
+        smallest = human_bytes(cfg["capacity_bytes"])
+        print(f"{args.file}: ok (system {cfg['system']}, smallest drive {smallest} user capacity)")
+    else:
+        print(f"{args.file}: ok ({cfg['name']}, {gb:.1f} GB user capacity)")
+    print(text)
     return 0
 
 
@@ -269,7 +305,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(2, f"ssdlab: error: {self.prog}: {message}\n")
+        self.exit(2, f"ssdlab: error: {self.prog}: {api.clip_message(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -377,18 +413,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
         return rc
     except (ConfigError, UsageError, outputs.OutputError) as e:
-        print(f"ssdlab: error: {e}", file=sys.stderr)
+        # an echoed value is cut to 80 characters and its length (api.clip_message)
+        print(f"ssdlab: error: {api.clip_message(str(e))}", file=sys.stderr)
         return 2
     except api.SimulationError as e:
-        print(f"ssdlab: error: {e} (please report it with the device file)", file=sys.stderr)
+        print(
+            f"ssdlab: error: {api.clip_message(str(e))} (please report it with the device file)",
+            file=sys.stderr,
+        )
         return 1
     except api.InternalError as e:
-        print(f"ssdlab: {e}", file=sys.stderr)
+        print(f"ssdlab: {api.clip_message(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("ssdlab: interrupted", file=sys.stderr)
         return 130
     except OSError as e:
+        if e.filename is not None and e.errno in _PATH_ERRNOS:
+            # an input path the system cannot resolve, wherever it was checked
+            name = outputs.shown(os.fsdecode(e.filename))
+            print(f"ssdlab: error: {name}: {e.strerror}", file=sys.stderr)
+            return 2
         if e.filename is not None or e.errno not in _OUTPUT_ERRNOS:
             raise
         # standard output on a full disk, a closed pipe, ...: one line, no traceback
@@ -403,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG}
+_PATH_ERRNOS = {errno.ENAMETOOLONG, errno.ELOOP}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,7 @@ as its grant, never 0 B of a buffer it cannot use.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,12 @@ def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) ->
     """Run ``workload`` on every device (threads; the core releases the GIL)."""
     from ssdlab import api
 
+    if isinstance(devices, (str, os.PathLike, Mapping)):
+        devices = [devices]  # one device, not the letters of its name
+    if not isinstance(devices, Iterable):
+        raise api.ConfigError(
+            f"devices: {api._a(devices)} is not allowed (a list of presets, device files or dicts)"
+        )
     devices = list(devices)
     if not devices:
         raise api.ConfigError("devices: give at least one device")

@@ -69,6 +69,11 @@ def resolved_toml(device: Any) -> str:
     from ssdlab import api
 
     cfg = api.validate(device)
+    if "system" in cfg:
+        raise api.ConfigError(
+            f"{device}: a system file, not a device (--show prints a device's fields; "
+            f"`ssdlab validate {device}` describes a system and its drives)"
+        )
     for k in REPORT_ONLY:
         cfg.pop(k, None)
     lines = [f"# {cfg.get('name')}: every field, defaults resolved (ssdlab presets --show)"]
@@ -119,6 +124,48 @@ def describe_derived(cfg: dict) -> str:
             f"  SRAM: {used / 1024:,.0f} of {d['sram_bytes'] / 1024:,.0f} KiB used"
             + (f" ({listed})" if listed else "")
         )
+    return "\n".join(lines)
+
+
+def describe_system(cfg: dict) -> str:
+    """The lines ``ssdlab validate`` prints for a system file (``api.validate`` of one):
+    hosts, targets, fabric, then each distinct drive config once with its derived figures.
+    Prints each distinct drive's plausibility warnings on stderr."""
+    import json
+    import sys
+
+    from ssdlab import api
+
+    drives = cfg.get("drives") or []
+    fabric = cfg.get("fabric")
+    lines = [
+        f"  hosts: {', '.join(cfg.get('hosts') or []) or '-'}; "
+        f"targets: {', '.join(cfg.get('targets') or []) or '-'}",
+        "  fabric: "
+        + (
+            f"{fabric.get('name')} ({fabric.get('transport')})" if fabric else "none (local drives)"
+        ),
+    ]
+    groups: dict[str, list[dict]] = {}
+    for d in drives:
+        groups.setdefault(json.dumps(d["config"], sort_keys=True), []).append(d)
+    for key, members in groups.items():
+        dev = json.loads(key)
+        for k in REPORT_ONLY:
+            dev.pop(k, None)
+        names = [m["name"] for m in members]
+        shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+        where = sorted({f"{m['host']} -> {m['target'] or 'local'}" for m in members})
+        lines.append(
+            f"  {len(members)} drive(s) {dev.get('name')}: {shown} "
+            f"(host -> target: {', '.join(where[:8])}{', ...' if len(where) > 8 else ''})"
+        )
+        resolved = api.validate(dev)
+        for w in resolved.get("warnings") or []:
+            print(f"ssdlab: warning: {dev.get('name')} ({names[0]}): {w}", file=sys.stderr)
+        derived = describe_derived(resolved)
+        if derived:
+            lines.extend("  " + line for line in derived.splitlines())
     return "\n".join(lines)
 
 

@@ -9,15 +9,21 @@ The rules (docs/reliability.md), those of a shell's ``>`` plus atomic replacemen
 * a character device, FIFO or socket (``/dev/null``, ``/dev/stdout``, a pipe) and any
   path under ``/dev`` or ``/proc`` is written through, never replaced;
 * a directory, a read-only file or a missing/unwritable parent directory is refused
-  with a clear error, by :func:`check_file` before the run starts, so no results are lost.
+  with a clear error, by :func:`check_file` before the run starts, so no results are lost;
+  so is a path the system cannot resolve (a loop of symlinks, a name too long for the
+  file system), never replaced by a new file;
+* a write that fails (a full disk) removes the temporary file and leaves no partial or
+  empty file behind; every error names the flag and the file.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import IO, Callable
 
 
 class OutputError(Exception):
@@ -42,43 +48,110 @@ def _write_through(path: str) -> bool:
     return stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
 
 
+def shown(name: str, limit: int = 80) -> str:
+    """A path or value as an error message echoes it: at most ``limit`` characters and a
+    count (a 5 MB argument is not copied into the message)."""
+    if len(name) <= limit:
+        return name
+    return f"{name[:limit]}… ({len(name):,} chars)"
+
+
+def _unresolvable(name: str, flag: str, e: OSError) -> OutputError:
+    why = e.strerror or str(e)
+    if e.errno == errno.ELOOP:
+        why += " (a loop of symbolic links; refusing to replace it)"
+    elif e.errno == errno.ENAMETOOLONG:
+        why += f" (a name has at most {_name_max(name)} bytes here)"
+    return OutputError(f"{flag}: {shown(name)}: {why}")
+
+
+def _name_max(name: str) -> int:
+    d = os.path.dirname(name) or "."
+    while True:
+        try:
+            return os.pathconf(d, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            if os.path.dirname(d) == d:
+                return 255
+            d = os.path.dirname(d)
+
+
 def check_file(path: str | os.PathLike, flag: str = "output") -> None:
     """Raise :class:`OutputError` unless ``path`` can be written by :func:`write_file`."""
     name = os.fspath(path)
     if name == "":
         raise OutputError(f"{flag}: an empty path (expected a file name)")
+    try:
+        os.stat(name)
+    except FileNotFoundError:
+        pass  # a new file (or a dangling symlink: its target is created)
+    except OSError as e:  # a loop of symlinks, a name too long, ...
+        if e.errno != errno.ENOTDIR:  # ENOTDIR: a file as a directory, said below
+            raise _unresolvable(name, flag, e) from None
+    try:
+        _check_file(name, flag)
+    except OSError as e:
+        raise _unresolvable(name, flag, e) from None
+
+
+def _check_file(name: str, flag: str) -> None:
     if _write_through(name):
         if os.path.exists(name) and not os.access(name, os.W_OK):
-            raise OutputError(f"{flag}: {name}: not writable")
+            raise OutputError(f"{flag}: {shown(name)}: not writable")
         return
     real = Path(os.path.realpath(name))
     if real.is_dir():
-        raise OutputError(f"{flag}: {name} is a directory (expected a file name)")
+        raise OutputError(f"{flag}: {shown(name)} is a directory (expected a file name)")
     if real.exists():
         if not real.is_file():
             raise OutputError(
-                f"{flag}: {name} is neither a regular file, a device nor a FIFO; "
+                f"{flag}: {shown(name)} is neither a regular file, a device nor a FIFO; "
                 "refusing to replace it"
             )
         mode = real.stat().st_mode
         if not mode & 0o222 or not os.access(real, os.W_OK):
             raise OutputError(
-                f"{flag}: {name} is read-only; refusing to overwrite it "
+                f"{flag}: {shown(name)} is read-only; refusing to overwrite it "
                 "(remove it or make it writable first)"
             )
         return
     parent = real.parent
     if not parent.exists():
-        raise OutputError(f"{flag}: {name}: directory {parent} does not exist")
+        raise OutputError(f"{flag}: {shown(name)}: directory {parent} does not exist")
     if not parent.is_dir():
-        raise OutputError(f"{flag}: {name}: {parent} is not a directory")
+        raise OutputError(f"{flag}: {shown(name)}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag}: {name}: directory {parent} is not writable")
+        raise OutputError(f"{flag}: {shown(name)}: directory {parent} is not writable")
 
 
-def check_dir(path: str | os.PathLike, flag: str = "--out") -> None:
-    """Raise :class:`OutputError` unless ``path`` is, or can be created as, a writable directory."""
-    p = Path(os.path.realpath(os.fspath(path)))
+def check_dir(path: str | os.PathLike, flag: str = "--out", subdirs: tuple[str, ...] = ()) -> None:
+    """Raise :class:`OutputError` unless ``path`` is, or can be created as, a writable
+    directory (and each of ``subdirs`` in it, where it exists, is a directory)."""
+    name = os.fspath(path)
+    if name == "":
+        raise OutputError(f"{flag}: an empty path (expected a directory name)")
+    try:
+        os.stat(name)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        if e.errno != errno.ENOTDIR:  # ENOTDIR: a file on the way, said below
+            raise _unresolvable(name, flag, e) from None
+    try:
+        _check_dir(name, flag)
+        for sub in subdirs:
+            entry = os.path.join(name, sub)
+            if os.path.lexists(entry) and not os.path.isdir(entry):
+                raise OutputError(
+                    f"{flag}: {shown(name)}: {sub} in it is not a directory "
+                    f"(a results directory holds a directory {sub}/; remove or rename the file)"
+                )
+    except OSError as e:
+        raise _unresolvable(name, flag, e) from None
+
+
+def _check_dir(path: str, flag: str) -> None:
+    p = Path(os.path.realpath(path))
     probe = p
     while not probe.exists():
         if probe.parent == probe:
@@ -86,9 +159,9 @@ def check_dir(path: str | os.PathLike, flag: str = "--out") -> None:
         probe = probe.parent
     if not probe.is_dir():
         what = "is not a directory" if probe == p else f"cannot be created: {probe} is a file"
-        raise OutputError(f"{flag}: {path} {what}")
+        raise OutputError(f"{flag}: {shown(path)} {what}")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag}: {path}: directory {probe} is not writable")
+        raise OutputError(f"{flag}: {shown(path)}: directory {probe} is not writable")
 
 
 def check_json_flag(value: str | None, several: bool, flag: str = "--json") -> None:
@@ -103,29 +176,36 @@ def check_json_flag(value: str | None, several: bool, flag: str = "--json") -> N
 
 def write_file(path: str | os.PathLike, text: str, flag: str = "output") -> None:
     """Write ``text`` to ``path`` by the module's rules (see the header)."""
+    write_with(path, lambda f: f.write(text), flag)
+
+
+def write_with(
+    path: str | os.PathLike, write: Callable[[IO], object], flag: str = "output", binary=False
+) -> None:
+    """Call ``write(file)`` on a file opened for ``path`` by the module's rules (see the
+    header): a temporary file renamed over ``path`` once ``write`` and the flush succeed,
+    removed when either fails (OSError becomes OutputError naming ``flag`` and ``path``)."""
     name = os.fspath(path)
     check_file(name, flag)
-    if _write_through(name):
-        try:
-            with open(name, "w") as f:
-                f.write(text)
-        except OSError as e:
-            raise OutputError(f"{flag}: {name}: cannot write: {e.strerror or e}") from None
-        return
-    real = Path(os.path.realpath(name))
-    mode = stat.S_IMODE(real.stat().st_mode) if real.exists() else 0o666 & ~_umask()
+    mode = "wb" if binary else "w"
     try:
-        _replace(real, text, mode)
+        if _write_through(name):
+            with open(name, mode) as f:
+                write(f)
+            return
+        real = Path(os.path.realpath(name))
+        perm = stat.S_IMODE(real.stat().st_mode) if real.exists() else 0o666 & ~_umask()
+        _replace(real, write, mode, perm)
     except OSError as e:
-        raise OutputError(f"{flag}: {name}: cannot write: {e.strerror or e}") from None
+        raise OutputError(f"{flag}: {shown(name)}: cannot write: {e.strerror or e}") from None
 
 
-def _replace(real: Path, text: str, mode: int) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
+def _replace(real: Path, write: Callable[[IO], object], mode: str, perm: int) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:40]}.", dir=real.parent)
     try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        os.fchmod(fd, perm)
+        with os.fdopen(fd, mode) as f:
+            write(f)
         os.replace(tmp, real)
     except BaseException:
         try:

@@ -18,6 +18,7 @@ ssdlab[plot]``); figures are written with the Agg backend, no display needed.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -44,15 +45,33 @@ def _pyplot():
     return plt
 
 
+def _read_text(p: Path, expected: str) -> str:
+    """A results file's text; a file that cannot be read or is not UTF-8 text (a binary
+    file) is a PlotError naming it and what was expected."""
+    try:
+        return p.read_text()
+    except OSError as e:
+        raise PlotError(f"{p}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise PlotError(
+            f"{p}: not a text file (byte 0x{e.object[e.start]:02x} at offset {e.start} is not "
+            f"UTF-8; expected {expected})"
+        ) from None
+
+
+def _read_json(p: Path, expected: str) -> Any:
+    try:
+        return json.loads(_read_text(p, expected))
+    except json.JSONDecodeError as e:
+        raise PlotError(f"{p}:{e.lineno}: not JSON ({e.msg}; expected {expected})") from None
+    except RecursionError:
+        raise PlotError(f"{p}: JSON nested too deeply (expected {expected})") from None
+
+
 def load_doc(path: str | Path) -> dict:
     """An ssdlab report or a fio JSON document from a file."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text())
-    except OSError as e:
-        raise PlotError(f"{p}: cannot read: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise PlotError(f"{p}:{e.lineno}: not JSON ({e.msg})") from None
+    doc = _read_json(p, "an ssdlab report or fio JSON output")
     if not isinstance(doc, dict) or not ("ssdlab_version" in doc or "fio version" in doc):
         raise PlotError(f"{p}: neither an ssdlab report nor fio JSON output")
     return doc
@@ -157,10 +176,14 @@ def load_rows(results: str | Path) -> list[dict[str, Any]]:
         return rows
     if not p.is_file():
         raise PlotError(f"{p}: no such file or directory")
+    expected = "a CSV, a JSON list of rows, or a directory of reports"
     if p.suffix.lower() == ".csv":
-        with p.open(newline="") as f:
-            return [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)]
-    data = json.loads(p.read_text())
+        text = _read_text(p, expected)
+        try:
+            return [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(io.StringIO(text))]
+        except csv.Error as e:
+            raise PlotError(f"{p}: not CSV ({e}; expected {expected})") from None
+    data = _read_json(p, expected)
     if isinstance(data, Mapping) and isinstance(data.get("rows"), list):
         data = data["rows"]
     if not isinstance(data, list) or not all(isinstance(r, Mapping) for r in data):
@@ -237,15 +260,43 @@ def timeline(path: str | Path, out: str | Path) -> Path:
     return _save(fig, out)
 
 
+def image_format(out: str | Path) -> str:
+    """The image format of an output file name (its suffix; png without one); an
+    unknown suffix is a PlotError listing the formats matplotlib writes."""
+    suffix = Path(out).suffix.lower().lstrip(".")
+    if not suffix:
+        return "png"
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    allowed = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in allowed:
+        from ssdlab.outputs import shown
+
+        raise PlotError(
+            f"--output: {shown(str(out))}: '.{shown(suffix, 20)}' is not an image format "
+            f"(allowed: {', '.join(sorted(allowed))})"
+        )
+    return suffix
+
+
 def _save(fig, out: str | Path) -> Path:
+    """Write the figure to ``out`` atomically: a temporary file in the same directory,
+    renamed over ``out`` once complete, removed on failure (a full disk leaves no empty
+    or partial image)."""
+    from ssdlab import outputs
+
     out = Path(out)
-    if out.parent and not out.parent.exists():
-        raise PlotError(f"{out}: directory {out.parent} does not exist")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fmt = image_format(out)
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        outputs.write_with(
+            out, lambda f: fig.savefig(f, format=fmt, dpi=120), "--output", binary=True
+        )
+    finally:
+        plt.close(fig)
     return out
 
 
@@ -273,6 +324,7 @@ def cmd_plot(args) -> int:
 
     outputs.check_file(args.output, "--output")
     try:
+        image_format(args.output)
         if args.plot_kind == "lat-cdf":
             out = lat_cdf(args.files, args.output, args.direction)
         elif args.plot_kind == "sweep":

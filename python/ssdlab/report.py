@@ -22,6 +22,26 @@ def human_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def oracles(data: dict[str, Any]) -> list[tuple[str | None, dict | None]]:
+    """(drive name, FTL oracle result) of each drive of a run's report: one entry with no
+    name for a single drive, one per drive of a system run; the result is None where the
+    core did not run the oracle (a run without ``verify``)."""
+    if "drives" in data and "system" in data:
+        return [
+            (d.get("name"), (d.get("device") or {}).get("oracle")) for d in data["drives"] or []
+        ]
+    return [(None, (data.get("device") or {}).get("oracle"))]
+
+
+def oracle_total(data: dict[str, Any]) -> dict[str, int]:
+    """The FTL oracle's reads checked and stale reads found, over every drive of a run."""
+    found = [o for _, o in oracles(data) if o is not None]
+    return {
+        "checked": sum(o.get("checked", 0) for o in found),
+        "mismatches": sum(o.get("mismatches", 0) for o in found),
+    }
+
+
 class Report:
     """One run's report. ``report["read"]["iops"]`` works like a dict."""
 
@@ -267,9 +287,7 @@ class Report:
         lines.extend(explain.trace_lines(d))
         ftl = dev.get("ftl", {})
         if ftl:
-            lines.append(
-                f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}"
-            )
+            lines.append(f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}")
             lines.extend(explain.flash_lines(d))
         lines.extend(explain.memory_lines(d))
         rc = dev.get("read_cache", {})

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -24,21 +26,71 @@ MODES = ("closed", "timed")
 LBA_MODES = ("wrap", "scale")
 
 
+# The iolog versions fio reads (iolog.c, init_iolog_read): the first line starts with one
+# of these; anything else is version 1, which fio refuses ("no longer supported").
+IOLOG_HEADERS = ("fio version 2 iolog", "fio version 3 iolog")
+
+
+def iolog_version_error(path: str | os.PathLike, format: str | None = None) -> str | None:
+    """Why ``path`` is an fio iolog that cannot be read as fio reads it (None if it is
+    none, or is fine): a header of another version (version 1, "fio version 13 iolog"),
+    or, for ``format="fio-iolog"``, no header at all (a version 1 log: ``file action
+    offset length`` lines). An unreadable file is left to the core to report."""
+    if format not in (None, "fio-iolog", "iolog"):
+        return None
+    try:
+        with open(path, "rb", buffering=0) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            head = f.read(4096)
+    except OSError:
+        return None
+    first = next(
+        (ln.strip() for ln in head.splitlines() if ln.strip() and not ln.startswith(b"#")), b""
+    )
+    text = first[:60].decode("utf-8", "replace")
+    if first.startswith(b"fio version"):
+        if any(first.startswith(h.encode()) for h in IOLOG_HEADERS):
+            return None
+        return (
+            f"{api.clip(os.fspath(path))}: '{text}': not an iolog version fio reads (allowed: "
+            f"'{IOLOG_HEADERS[0]}' or '{IOLOG_HEADERS[1]}' on the first line; fio no longer "
+            "reads version 1)"
+        )
+    if format is not None:
+        return (
+            f"{api.clip(os.fspath(path))}: no iolog header on the first line (got '{text}'; "
+            f"expected '{IOLOG_HEADERS[0]}' or '{IOLOG_HEADERS[1]}'; a version 1 log without "
+            "one is not read, as fio no longer reads it)"
+        )
+    return None
+
+
+def check_iolog(path: str | os.PathLike, format: str | None = None) -> None:
+    """:func:`iolog_version_error` as a ConfigError."""
+    why = iolog_version_error(path, format)
+    if why:
+        raise api.ConfigError(why)
+
+
+@api.bounded_errors
 def trace_stats(
     path: str, format: str | None = None, skip_bad_lines: int = 0, disk: int | None = None
 ) -> dict:
     """Statistics of a trace (requests, read share, size histogram, span, duration,
     requests per device); ``disk`` keeps one device's requests (msr, mqsim, ssdsim)."""
     if not isinstance(path, (str, os.PathLike)):
-        raise api.ConfigError(f"path: {path!r} is not a trace file path")
+        raise api.ConfigError(f"path: {api.clip(path)} is not a trace file path")
     api.check_int("skip_bad_lines", skip_bad_lines)
     if disk is not None:
         api.check_int("disk", disk)
     if format is not None and not isinstance(format, str):
         raise api.ConfigError(f"format: {format!r} is not allowed ({', '.join(FORMATS)})")
+    check_iolog(path, format)
     return json.loads(_core.trace_stats(os.fspath(path), format, skip_bad_lines, disk))
 
 
+@api.bounded_errors
 def trace_workload(
     path: str,
     *,
@@ -52,14 +104,27 @@ def trace_workload(
     disk: int | None = None,
 ) -> dict[str, Any]:
     """The workload dict that replays ``path`` (usable wherever a workload is accepted)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise api.ConfigError(f"path: {api.clip(path)} is not a trace file path")
     api.check_int("iodepth", iodepth, 1, 65536)
     api.check_int("skip_bad_lines", skip_bad_lines)
     if max_requests is not None:
         api.check_int("max_requests", max_requests)
     if disk is not None:
         api.check_int("disk", disk)
-    if isinstance(speedup, bool) or not isinstance(speedup, (int, float)):
+    if (
+        isinstance(speedup, bool)
+        or not isinstance(speedup, (int, float))
+        or not math.isfinite(speedup)
+        or speedup <= 0
+    ):
         raise api.ConfigError(f"speedup: {speedup!r} is not allowed (a positive number)")
+    if format is not None and not isinstance(format, str):
+        raise api.ConfigError(f"format: {api.clip(format)} is not allowed ({', '.join(FORMATS)})")
+    for name, value in (("mode", mode), ("lba", lba)):
+        if not isinstance(value, str):
+            raise api.ConfigError(f"{name}: {api.clip(value)} is not allowed (text)")
+    check_iolog(path, format)
     trace: dict[str, Any] = {
         "path": str(path),
         "mode": mode,
@@ -76,6 +141,7 @@ def trace_workload(
     return {"iodepth": int(iodepth), "trace": trace}
 
 
+@api.bounded_errors
 def replay(
     path: str,
     device: api.DeviceLike = api.DEFAULT_DEVICE,

@@ -200,6 +200,12 @@ def workload_names() -> list[str]:
     return list(WORKLOADS)
 
 
+def _clip(text: str) -> str:
+    from ssdlab.api import clip
+
+    return clip(text)
+
+
 def named_workload(name: str) -> dict[str, Any]:
     """A named workload, or an ``iometer:`` access spec."""
     if not isinstance(name, str):
@@ -210,5 +216,5 @@ def named_workload(name: str) -> dict[str, Any]:
         return dict(WORKLOADS[name])
     except KeyError:
         raise _core.ConfigError(
-            f"workload: '{name}' is not a named workload (allowed: {', '.join(WORKLOADS)})"
+            f"workload: '{_clip(name)}' is not a named workload (allowed: {', '.join(WORKLOADS)})"
         ) from None

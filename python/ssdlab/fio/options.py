@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ssdlab.fio.parser import (
     JobFileError,
@@ -158,7 +158,9 @@ SIMULATED: dict[str, str] = {
     "numjobs": "clones of the job",
     "rwmixread": "read share of a mixed pattern",
     "rwmixwrite": "write share of a mixed pattern",
-    "size": "the job's LBA span (default: the whole drive; % of the drive)",
+    "size": "the job's LBA span (default: the whole drive; % of the drive); beyond the drive "
+    "(from `offset`) it is clamped to the drive with a warning, as fio clamps it to a "
+    "device's size",
     "filesize": "as size",
     "offset": "start of the span (bytes or % of the drive)",
     "offset_increment": "each clone's offset moves by this much",
@@ -750,6 +752,11 @@ def _job(
             spec["random_distribution"] = v.strip()
         elif n == "read_iolog":
             spec.setdefault("_trace", {})["path"] = _iolog_path(v, w)
+            from ssdlab.trace import iolog_version_error
+
+            why = iolog_version_error(spec["_trace"]["path"])
+            if why:
+                raise JobFileError(f"{w}: read_iolog: {why}")
         elif n == "replay_no_stall":
             if parse_bool(v, w, n):
                 spec.setdefault("_trace", {})["mode"] = "closed"
@@ -908,24 +915,35 @@ def _job(
     return job, new_phase
 
 
-def finish(jf: JobFile, capacity_bytes: int) -> list[dict[str, Any]]:
+def finish(
+    jf: JobFile, capacity_bytes: int, warn: Callable[[str], None] | None = None
+) -> list[dict[str, Any]]:
     """The ssdlab jobs for a drive of `capacity_bytes` (sizes in % resolved)."""
-    return [s for _, s in finish_owned(jf, capacity_bytes)]
+    return [s for _, s in finish_owned(jf, capacity_bytes, warn)]
 
 
-def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, Any]]]:
-    """`finish`, each ssdlab job with the index of the job section it comes from."""
+def finish_owned(
+    jf: JobFile, capacity_bytes: int, warn: Callable[[str], None] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """`finish`, each ssdlab job with the index of the job section it comes from.
+
+    A size beyond the drive (from the job's offset) is clamped to it, as fio clamps
+    ``size`` to a block device's size (``setup_files``), and said through ``warn``: a job
+    file written for a larger drive runs on a smaller one (several devices, one job file).
+    A size in % of the drive that reaches past its end from ``offset`` is bounded without
+    a warning, as fio bounds it."""
     out = []
     for ji, job in enumerate(jf.jobs):
         s = dict(job.spec)
         size = s.pop("_size", None)
         span = capacity_bytes
+        asked = None  # an absolute size, in bytes
         if size is not None:
             if size.strip().endswith("%"):
                 pct = _percent(size, job, "size", 0 < _pct(size) <= 100, "above 0 up to 100")
                 span = int(capacity_bytes * pct / 100) // 4096 * 4096
             else:
-                span = parse_size(size, job.where, "size")
+                span = asked = parse_size(size, job.where, "size")
             span = min(span, capacity_bytes)
         off = s.get("offset")
         off_b = 0
@@ -941,6 +959,13 @@ def finish_owned(jf: JobFile, capacity_bytes: int) -> list[tuple[int, dict[str, 
                 f"the device (allowed: below its capacity, {capacity_bytes} bytes)"
             )
         span = min(span, capacity_bytes - off_b)
+        if asked is not None and asked > span and warn is not None:
+            warn(
+                f"{job.where}: [{job.name}]: size={size.strip()} ({asked:,} bytes) is beyond "
+                f"the drive: clamped to {span:,} bytes (at most the capacity, "
+                f"{capacity_bytes:,} bytes, less offset {off_b:,}), as fio clamps size to "
+                "a device's size"
+            )
         s["size"] = f"{span}B"
         loops = s.pop("_loops", 1)
         if s.pop("_io_size_is_size", False) or loops > 1:

@@ -10,13 +10,16 @@ Limits (a job file is input from anywhere): includes nest at most ``MAX_INCLUDE_
 deep, a file is read up to ``MAX_FILE_BYTES``, all files of one job file together (each
 include counted every time it is included) up to ``MAX_TOTAL_BYTES`` and at most
 ``MAX_INCLUDES`` includes; a file must be
-UTF-8 text without NUL bytes. Each limit is an error naming the file and line.
+UTF-8 text without NUL bytes, and an include a regular file (a named pipe would block the
+read; the job file itself may be a pipe, as ``<(...)`` gives). Each limit is an error
+naming the file and line.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -55,7 +58,16 @@ def read_text(path: Path, where: str | None = None) -> str:
     try:
         if path.is_dir():
             raise JobFileError(f"{at}: is a directory, not a job file")
-        with open(path, "rb") as f:
+        # An include is opened without blocking, so that a FIFO with no writer is seen,
+        # not waited on; the job file itself may be a pipe (<(...)) and is read as cat does.
+        flags = os.O_RDONLY | (getattr(os, "O_NONBLOCK", 0) if where else 0)
+        with open(os.open(path, flags), "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if where and not stat.S_ISREG(mode):
+                raise JobFileError(
+                    f"{at}: not a regular file ({_file_kind(mode)}); an include must be a "
+                    "regular file"
+                )
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         what = "cannot read" if where else "cannot read job file"
@@ -73,6 +85,18 @@ def read_text(path: Path, where: str | None = None) -> str:
         raise JobFileError(
             f"{at}: not a text file (byte 0x{data[e.start]:02x} at offset {e.start} is not UTF-8)"
         ) from None
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 class _Budget:

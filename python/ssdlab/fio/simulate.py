@@ -56,7 +56,7 @@ def simulate(
     """Run `jf` on a drive of `cap` bytes; `run(jobs, verify)` simulates a list of ssdlab
     jobs and returns the report dict."""
     warn = warn or (lambda m: print(f"ssdlab: {m}", file=sys.stderr))
-    owned = finish_owned(jf, cap)
+    owned = finish_owned(jf, cap, lambda m: warn(f"warning: {m}"))
     verify = jf.verify
     notes: dict[str, Any] = {}
     # -- latency_target: search each such job's queue depth --------------------------
@@ -471,7 +471,9 @@ def annotate(doc: dict, jf: JobFile, sim: Simulated) -> dict:
     doc["ssdlab"]["exitall_not_started"] = sorted({jf.jobs[ji].name for ji in skipped})
     doc["ssdlab"]["verify"] = jf.verify
     if jf.verify:
-        doc["ssdlab"]["oracle"] = sim.data["device"].get("oracle", {})
+        from ssdlab.report import oracle_total
+
+        doc["ssdlab"]["oracle"] = oracle_total(sim.data)
     return doc
 
 

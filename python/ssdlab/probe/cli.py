@@ -23,7 +23,18 @@ def parse_size(text: str, flag: str) -> int:
 
         raise UsageError(f"{flag}: '{text}' is not a size (e.g. 8K, 2048KiB, 512M)")
     mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+    if len(m.group(1)) > 30 or int(m.group(1)) * mult >= 1 << 64:
+        from ssdlab.cli import UsageError
+        from ssdlab.outputs import shown
+
+        raise UsageError(
+            f"{flag}: '{shown(text.strip())}' is too large (at most 2^64-1 bytes, 16 EiB)"
+        )
     return int(m.group(1)) * mult
+
+
+# The largest --max-io: a real target keeps a buffer of this size.
+MAX_IO_LIMIT = 1 << 30
 
 
 def register(sub) -> None:
@@ -61,7 +72,8 @@ def register(sub) -> None:
     p.add_argument(
         "--max-io",
         default=None,
-        help="largest command a request is split into (default 128K, Linux max_sectors_kb)",
+        help="largest command a request is split into (default 128K, Linux max_sectors_kb; "
+        "at most 1G)",
     )
     p.add_argument(
         "--repeat",
@@ -129,9 +141,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     hmb = [h.strip() for h in args.hmb.split(",") if h.strip()] if args.hmb else None
     rp, wp, mp = _params(args)
     max_io = parse_size(args.max_io, "--max-io") if args.max_io is not None else DEFAULT_MAX_IO
-    if max_io <= 0 or max_io % 512:
+    if max_io <= 0 or max_io % 512 or max_io > MAX_IO_LIMIT:
         raise UsageError(
-            f"--max-io: {args.max_io} is not allowed (a positive multiple of 512 bytes, e.g. 128K)"
+            f"--max-io: {args.max_io} is not allowed (a positive multiple of 512 bytes "
+            "up to 1G, e.g. 128K)"
         )
     target = str(args.target)
     from ssdlab.api import presets

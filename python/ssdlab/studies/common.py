@@ -31,7 +31,7 @@ def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
     w.writeheader()
     for r in rows:
         w.writerow(r)
-    write_atomically(path, buf.getvalue())
+    write_atomically(path, buf.getvalue(), "--out")
 
 
 def plot(path: Path, draw) -> bool:
@@ -43,11 +43,18 @@ def plot(path: Path, draw) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
+    from ssdlab import outputs
+
     fig = draw(plt)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    tmp.replace(path)
+    try:  # a temporary file renamed over the plot, removed on failure (a full disk)
+        outputs.write_with(
+            path,
+            lambda f: fig.savefig(f, format="png", dpi=120, bbox_inches="tight"),
+            "--out",
+            binary=True,
+        )
+    finally:
+        plt.close(fig)
     return True
 
 

@@ -825,7 +825,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(text)
         if args.json:
-            Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
+            from ssdlab import outputs
+
+            try:
+                outputs.write_file(args.json, json.dumps(doc, indent=1) + "\n", "--json")
+            except outputs.OutputError as e:
+                ap.exit(2, f"{ap.prog}: error: {e}\n")
     return 0
 
 

@@ -117,14 +117,25 @@ def _run_grid(args: argparse.Namespace) -> int:
     from ssdlab.sweep.grid import expand
 
     grid = Path(args.target)
-    if not grid.is_file():
-        raise UsageError(f"sweep: '{grid}' is not a grid file (nor query/report)")
+    try:
+        is_file = grid.is_file()
+    except OSError as e:  # a name too long, a loop of symlinks
+        is_file, why = False, f" ({e.strerror or e})"
+    else:
+        why = ""
+    if not is_file:
+        from ssdlab.outputs import shown
+
+        raise UsageError(f"sweep: '{shown(str(grid))}' is not a grid file (nor query/report){why}")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: '{args.workers}' must be a positive integer")
     if args.scheduler and args.processes:
         raise UsageError("--scheduler and --processes: choose one executor")
     points = expand(grid)
     out = args.out or f"out/sweep-{grid.stem}"
+    from ssdlab import outputs
+
+    outputs.check_dir(out, "--out", ("runs",))
     executor, close = _executor(args)
     try:
         df = run_points(

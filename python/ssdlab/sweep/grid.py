@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ssdlab.api import ConfigError
+from ssdlab.api import ConfigError, check_value
 
 BASE_KEYS = ("device", "workload", "state", "seed", "set")
 TOP_KEYS = ("base", "axes", "zip", "repeats")
@@ -44,6 +44,7 @@ AXIS_FORMS = "device, state, seed, set.<device key>, workload.<fio option>"
 def load_grid(grid: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     """A grid from a TOML file path or a dict, checked for shape (not yet for values)."""
     if isinstance(grid, Mapping):
+        check_value(grid, "grid")  # nesting, keys, NaN: ConfigError naming the field
         data, where = dict(grid), "grid"
     elif not isinstance(grid, (str, os.PathLike)):
         raise ConfigError(
