@@ -285,6 +285,16 @@ def tiny_pair(tmp_path):
     return paths
 
 
+SETTLE_COLUMNS = [
+    "settled",
+    "sim_s",
+    "windows",
+    "change_pct",
+    "resolution_pct",
+    "doubling_pct",
+]
+
+
 def _rows(path):
     with open(path) as f:
         return list(csv.reader(f))
@@ -299,6 +309,13 @@ def test_hmb_vs_dram_study_quick(tmp_path, tiny_pair, capsys):
     text = capsys.readouterr().out
     assert "seed % diff" in text and "ssdlab % diff" in text
     assert re.search(r"wall time \d+\.\d s", text)
+    # The seed's % Diff beside ours: 128K sequential write, Aging, Max-Q: 287.70 %; its 1Q
+    # cell is empty ("-").
+    seq = text[text.index("seq-write-128k-t1-qd32 (MB/s), high density") :]
+    lines = [x.split() for x in seq.splitlines()[2:4]]
+    assert lines[0][:2] == ["aging", "1Q"] and lines[0][-1] == "-"
+    assert lines[1][:2] == ["aging", "Max-Q"] and lines[1][-1] == "+287.70"
+    assert "1 of the points above have one" in text
     header, *rows = _rows(out / "results.csv")
     assert header == [
         "density",
@@ -309,11 +326,16 @@ def test_hmb_vs_dram_study_quick(tmp_path, tiny_pair, capsys):
         "value",
         "unit",
         "diff_pct",
+        *SETTLE_COLUMNS,
     ]
-    # 2 workloads x 1 state x queues 1 and max x 2 devices.
+    # 2 workloads x 1 state x queues 1 and max x 2 devices, at the high density (the
+    # seed's main slides: --quick runs it).
     assert len(rows) == 8
+    dram, hmb = (p.replace(".toml", "-1tb.toml") for p in tiny_pair)
     got = {(r[2], r[3], r[4]): r for r in rows}
-    assert {r[3] for r in rows} == {"1", "max"} and {r[0] for r in rows} == {"low"}
+    assert {r[3] for r in rows} == {"1", "max"} and {r[0] for r in rows} == {"high"}
+    # Fixed I/O counts (--number_ios): no settle test, the simulated time is said.
+    assert all(r[8] == r[10] == "" and float(r[9]) > 0 for r in rows)
     for wl in wls.split(","):
         for q in ("1", "max"):
             a, b = got[(wl, q, dram)], got[(wl, q, hmb)]
@@ -393,6 +415,7 @@ def test_hmb_size_study_quick(tmp_path, tiny_pair, capsys):
         "value",
         "unit",
         "pct_vs_max",
+        *SETTLE_COLUMNS,
     ]
     assert len(rows) == 6
     got = {(r[3], r[4]): (float(r[5]), float(r[7])) for r in rows}

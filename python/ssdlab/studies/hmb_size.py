@@ -15,7 +15,17 @@ from ssdlab.studies import seed000 as s
 from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import HMB_SIZES, seed_hmb_size_pct
 
-COLUMNS = ["density", "state", "workload", "queues", "hmb", "value", "unit", "pct_vs_max"]
+COLUMNS = [
+    "density",
+    "state",
+    "workload",
+    "queues",
+    "hmb",
+    "value",
+    "unit",
+    "pct_vs_max",
+    *s.SETTLE_COLUMNS,
+]
 
 
 def run_study(out_dir: Path, m: s.Matrix) -> str:
@@ -23,7 +33,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
     device = m.devices[-1]
     # Run order: density, HMB size, state, workload, queues: every point of one (device,
     # density, state) with the same grant is consecutive.
-    runs, index, keys, grants = [], {}, [], {}
+    points, index, keys, grants = [], {}, [], {}
     for density in m.densities:
         dev = s.device_for(device, density)
         for hmb in HMB_SIZES:
@@ -33,16 +43,16 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         n = s.queue_count(dev, q)
                         k = (dev, hmb, state, wl, n)
                         if k not in index:
-                            index[k] = len(runs)
-                            runs.append(
-                                s.point_run(dev, state, wl, n, m, set={"hmb.host_policy": hmb})
-                            )
+                            index[k] = len(points)
+                            extra = {"set": {"hmb.host_policy": hmb}}
+                            points.append(s.Point(dev, state, wl, n, extra))
                         keys.append(((density, state, wl, q, hmb), index[k]))
-    reports = s.run_points(runs, out_dir)
-    res = {}
+    outcomes = s.run_matrix(points, out_dir, m)
+    res, how = {}, {}
     for key, i in keys:
-        res[key] = s.value_of(reports[i], key[2])
-        grants[(key[0], key[4])] = reports[i]["stats.hmb.granted_bytes"]
+        res[key] = outcomes[i].value(key[2])
+        how[key] = outcomes[i]
+        grants[(key[0], key[4])] = outcomes[i].row["stats.hmb.granted_bytes"]
 
     rows = []
     for density in m.densities:
@@ -62,6 +72,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                                 "value": round(v, 3),
                                 "unit": s.unit_of(wl),
                                 "pct_vs_max": round(s.pct(v, base), 3),
+                                **how[(density, state, wl, q, hmb)].csv(),
                             }
                         )
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -81,9 +92,11 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         [
                             state,
                             s.qlabel(q),
-                            s.fmt_value(base, wl),
-                            s.fmt_pct(s.pct(res[(*k, "half")], base)),
-                            s.fmt_pct(s.pct(res[(*k, "min")], base)),
+                            s.fmt_outcome(base, wl, how[(*k, "max")]),
+                            s.fmt_pct(s.pct(res[(*k, "half")], base))
+                            + s.mark(how[(*k, "half")], how[(*k, "max")]),
+                            s.fmt_pct(s.pct(res[(*k, "min")], base))
+                            + s.mark(how[(*k, "min")], how[(*k, "max")]),
                             s.fmt_pct(seed_hmb_size_pct(*k, "half")),
                             s.fmt_pct(seed_hmb_size_pct(*k, "min")),
                         ]
@@ -104,6 +117,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         "text (docs/seed000.md), so its columns stay empty."
     )
     text.append(s.ios_line(m))
+    settle = s.settle_line(outcomes, points)
+    if settle:
+        text.append(settle)
     text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))
     text.append(timer.line())
     return "\n\n".join(text)

@@ -14,7 +14,17 @@ from ssdlab.studies import seed000 as s
 from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import seed_diff
 
-COLUMNS = ["density", "state", "workload", "queues", "device", "value", "unit", "diff_pct"]
+COLUMNS = [
+    "density",
+    "state",
+    "workload",
+    "queues",
+    "device",
+    "value",
+    "unit",
+    "diff_pct",
+    *s.SETTLE_COLUMNS,
+]
 ROLES = ("dram", "hmb")
 
 
@@ -24,7 +34,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
     # Points in run order: density, device, state, workload, queues, so that every point of
     # one (device, density, state) is consecutive. Identical points (e.g. 8 and max on a
     # device with 8 queues) run once.
-    runs, index, keys = [], {}, []
+    points, index, keys = [], {}, []
     for density in m.densities:
         devs = {role: s.device_for(d, density) for role, d in zip(ROLES, (dram, hmb))}
         for role in ROLES:
@@ -35,14 +45,15 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         n = s.queue_count(dev, q)
                         k = (dev, state, wl, n)
                         if k not in index:
-                            index[k] = len(runs)
-                            runs.append(s.point_run(dev, state, wl, n, m))
+                            index[k] = len(points)
+                            points.append(s.Point(dev, state, wl, n))
                         keys.append(((density, state, wl, q, role), dev, index[k]))
-    reports = s.run_points(runs, out_dir)
-    res, names = {}, {}
+    outcomes = s.run_matrix(points, out_dir, m)
+    res, names, how = {}, {}, {}
     for key, dev, i in keys:
-        res[key] = s.value_of(reports[i], key[2])
+        res[key] = outcomes[i].value(key[2])
         names[key] = dev
+        how[key] = outcomes[i]
 
     rows = []
     for density in m.densities:
@@ -62,6 +73,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                                 "value": round(res[(*k, role)], 3),
                                 "unit": s.unit_of(wl),
                                 "diff_pct": round(d, 3),
+                                **how[(*k, role)].csv(),
                             }
                         )
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -81,9 +93,10 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         [
                             state,
                             s.qlabel(q),
-                            s.fmt_value(res[(*k, "hmb")], wl),
-                            s.fmt_value(res[(*k, "dram")], wl),
-                            s.fmt_pct(s.pct(res[(*k, "dram")], res[(*k, "hmb")])),
+                            s.fmt_outcome(res[(*k, "hmb")], wl, how[(*k, "hmb")]),
+                            s.fmt_outcome(res[(*k, "dram")], wl, how[(*k, "dram")]),
+                            s.fmt_pct(s.pct(res[(*k, "dram")], res[(*k, "hmb")]))
+                            + s.mark(how[(*k, "dram")], how[(*k, "hmb")]),
                             s.fmt_pct(sd),
                         ]
                     )
@@ -101,6 +114,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         + ("" if "high" in m.densities else " Run with --density high to compare them.")
     )
     text.append(s.ios_line(m))
+    settle = s.settle_line(outcomes, points)
+    if settle:
+        text.append(settle)
     text.append(s.write_plots(out_dir, csv_path, m, lambda plt, wl: _draw(plt, wl, m, res)))
     text.append(timer.line())
     return "\n\n".join(text)

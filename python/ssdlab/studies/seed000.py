@@ -5,11 +5,57 @@ A point is (density, drive state, workload, queue count, device or HMB size). Th
 one of seed 000's six (python/ssdlab/workloads.py) with ``queues = N`` and ``queue_policy =
 round-robin``: the seed's custom driver creates N NVMe I/O queues and the commands go to them
 in turn; "max" is the device's ``host.io_queues``.
+
+Random writes run until they have settled
+-----------------------------------------
+A random write's rate depends on how long it runs: a DRAM-less drive's map updates (journal
+flushes, translation-page writes) and an aged drive's GC take seconds of simulated time to
+reach their rate (``seed000-hmb``, Normal, Max-Q: 236 K IOPS in the first 500 ms, 131 K in
+the second, 110 K from 2 s on), so a fixed I/O count gives a figure set by the count. Every
+random-write point therefore runs until it has settled (:func:`run_matrix`):
+
+1. It runs ``SETTLE_START_S`` of simulated time (fio's ``runtime``; a point in one of
+   ``SETTLE_AGED_STATES``: ``SETTLE_START_AGED_S``), logged after a ramp of
+   ``SETTLE_RAMP`` of the run (``ramp_time``) in 500 ms windows (``SETTLE_WINDOW_MS``: the
+   core's IOPS log, fio's ``iops_avg_time``). Its figure is the mean IOPS of the windows of
+   its second half, 2W windows (W at least ``SETTLE_MIN_WINDOWS``).
+2. It has settled (:func:`settle_check`) when the mean IOPS of the last W windows and of
+   the W before differ by less than ``SETTLE_TOLERANCE`` of the figure, and the windows are
+   steady enough for such a change to show: two standard errors of the difference of the
+   two means (``resolution``, from the windows' scatter about their half's mean) below
+   ``SETTLE_TOLERANCE`` too. A point on an aged drive must also hold its figure when the
+   run doubles: the figure and the mean of the W windows before the 2W (the figure of the
+   run half as long, logged in the same run) differ by less than ``SETTLE_TOLERANCE``.
+3. If not, it runs again (a new point: the simulator is deterministic, so the longer run
+   repeats the shorter one and carries on) ``SETTLE_GROWTH`` times longer, or as long as
+   its scatter needs to resolve ``SETTLE_TOLERANCE`` if that is longer, at most
+   ``SETTLE_CAP_S`` (:func:`next_length`). A point that has not settled at the cap is
+   reported as such: ``settled=false`` in results.csv, its figures marked
+   ``UNSETTLED_MARK`` in the tables, and the study's settle line counts them.
+
+Why these values. W is half the second half, so it grows with the run: the test looks for
+a drift on the time scale the run measures. 5 % is a drift the studies' conclusions do not
+hinge on (their gaps are tens to hundreds of %); the smooth series (window scatter under
+1 %) resolve it with W = 3. The resolution condition keeps a noisy series from passing by
+luck: an aged DRAM-less drive's windows scatter by ~30 %, so the means of two 3 s halves
+differ by up to 15 % with no drift, or by nothing while the rate is still falling. The
+6 s start: the HMB drives' Normal and Sustain decays (time constant ~1 s) end within 3 % of
+their 16 s rate by its second half. A run settles on the first plateau it reaches, and an
+aged drive's first plateau can be a burst its preparation leaves (the aged HMB drive at
+1 TB writes ~118 K IOPS at T16 for its first ~6 s, then ~25 K; a 6 s run's second half is
+all burst and flat): so aged points start at 12 s, and must show the same figure as the run
+half as long, which a burst shorter than 12 s cannot (its 3-6 s windows against the 6-12 s
+ones). The Normal and Sustain states do not need that check: their first plateau is the
+regime they stand for (a fresh drive writing into its empty SLC area; the DRAM drives fill
+it after 9-16 s and then write at their Sustain rate), and their early transients are the
+1 s decays above. The 24 s cap is set by the budget of both studies at both densities,
+10 minutes on 2 cores; points that would need longer are flagged, not hidden.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -18,7 +64,7 @@ from pathlib import Path
 from ssdlab import api
 from ssdlab.cli import UsageError
 from ssdlab.studies import seed000_data as seed
-from ssdlab.studies.common import plot, run_points  # noqa: F401 (s.run_points)
+from ssdlab.studies.common import plot, run_points
 from ssdlab.workloads import WORKLOADS as NAMED
 
 # The drive states the studies run, by ssdlab name (docs/flash-management.md). The seed's
@@ -40,30 +86,21 @@ QUEUES: tuple[str, ...] = seed.QUEUES
 DEFAULT_DEVICES = ("seed000-dram", "seed000-hmb")
 HIGH_SUFFIX = "-1tb"
 
-# I/Os per job for each workload (T16 workloads: per thread, 16 threads). Chosen so that a
-# point's simulation costs well under a second on one core beside its drive preparation (the
-# aging preparation, 3-9 s, dominates until prepared drives are reused): 1 GiB per sequential
-# point, 50,000 random I/Os per point. --quick runs a quarter of each.
+# I/Os per job of the fixed-length workloads (T16 workloads: per thread, 16 threads): 1 GiB
+# per sequential point, 50,000 random reads per point (a read's rate is set from the first
+# I/O: nothing it does changes the drive). --quick runs a quarter of each. Random writes
+# run until they have settled instead (SETTLE_* below); --number_ios runs every workload,
+# random writes too, for that many I/Os.
 NUMBER_IOS = {
     seed.SEQ_WRITE: 8_000,
     seed.SEQ_READ: 8_000,
     seed.RR_T1: 50_000,
     seed.RR_T16: 3_125,
-    seed.RW_T1: 50_000,
-    seed.RW_T16: 3_125,
 }
+SETTLED_WORKLOADS = (seed.RW_T1, seed.RW_T16)
 QUICK_DIVISOR = 4
-# Aged random writes run for simulated time instead, measured after a ramp: a DRAM-less
-# drive's rate there is set by its map journal's flushes against GC's relocations, which
-# settle only after the journal has filled and the dies' GC cycles have turned over (a
-# 50,000-write run ends within the first 1.3 s, before that: HMB and DRAM within 1 %,
-# while 30 s runs measured after 10 s give DRAM +183 %; docs/seed000.md).
-# --quick keeps them: over 3-6 s the HMB drive is still spending free blocks that its GC,
-# waiting for room in the journal, has not yet made up (it came out 20 % ahead of the DRAM
-# drive there); by 10 s the debt is paid and it settles below.
-AGED_RANDOM_WRITE = {"runtime": "20s", "ramp_time": "10s"}
 QUICK_QUEUES = ("1", "max")
-QUICK_DENSITIES = ("low",)
+QUICK_DENSITIES = ("high",)
 
 
 @dataclass
@@ -81,12 +118,10 @@ class Matrix:
     # LBA span of every test (fio's size); None: the whole drive.
     span: str | None = None
 
-    def timed(self, state: str, workload: str) -> dict | None:
-        """fio time options of a point that runs for simulated time (aged random
-        writes), or None for a point that runs a number of I/Os."""
-        if self.number_ios or state != "aging" or workload not in (seed.RW_T1, seed.RW_T16):
-            return None
-        return dict(AGED_RANDOM_WRITE)
+    def settles(self, workload: str) -> bool:
+        """Whether the workload's points run until they have settled (random writes,
+        unless --number_ios fixes every point's length)."""
+        return not self.number_ios and workload in SETTLED_WORKLOADS
 
     def ios(self, workload: str) -> int:
         if self.number_ios:
@@ -236,41 +271,316 @@ def state_for(state: str, workload: str) -> str:
     return STATE_FOR.get((state, workload), state)
 
 
-def point_run(device: str, state: str, workload: str, n_queues: int, m: Matrix, **extra) -> dict:
-    """run_many() arguments of one point."""
-    wl = dict(NAMED[workload])
-    timed = m.timed(state, workload)
-    if timed:
+# --- random writes run until they have settled (the module docstring) -------------------
+
+SETTLE_WINDOW_MS = 500  # the core's log window (BW_WINDOW_NS), not a free choice
+SETTLE_START_S = 6.0
+SETTLE_START_AGED_S = 12.0
+SETTLE_AGED_STATES = ("aging",)
+SETTLE_RAMP = 0.25
+SETTLE_TOLERANCE = 0.05
+SETTLE_MIN_WINDOWS = 3
+SETTLE_GROWTH = 2
+SETTLE_CAP_S = 24.0
+
+
+@dataclass
+class Settle:
+    """The settle test of one run.
+
+    ``figure``: the mean IOPS of the run's second half, 2W windows (``windows``);
+    ``change``: (mean of the last W windows - mean of the W before) / ``figure``;
+    ``noise``: the windows' scatter about their half's mean, relative to ``figure`` (pooled
+    standard deviation); ``resolution``: the smallest change two means of W such windows
+    tell from noise, two standard errors of their difference, ``2 * noise * sqrt(2 / W)``;
+    ``doubling``: (``figure`` - the figure of the run half as long, the mean of the W
+    windows before the 2W) / ``figure``, for the points that must show it (NaN otherwise)."""
+
+    settled: bool
+    figure: float
+    change: float
+    noise: float
+    resolution: float
+    windows: int
+    doubling: float = math.nan
+
+    def windows_needed(self, tolerance: float | None = None) -> int:
+        """2W for a resolution below ``tolerance`` (default SETTLE_TOLERANCE) at this
+        noise, at least this run's."""
+        if math.isnan(self.noise):
+            return self.windows
+        tol = SETTLE_TOLERANCE if tolerance is None else tolerance
+        w = math.floor(8 * (self.noise / tol) ** 2) + 1
+        return max(self.windows, 2 * w)
+
+
+def settle_check(
+    iops: list[float],
+    tolerance: float | None = None,
+    min_windows: int | None = None,
+    doubling: bool = False,
+) -> Settle:
+    """Whether a run's window rates (oldest first, the windows after its ramp) have
+    settled. The run's figure is the mean of its last 2W windows, W at least
+    ``min_windows``, and 2W the largest even count with W more before them when
+    ``doubling`` (W when not: a series of 2W windows). Settled: the mean of the last W
+    windows and the mean of the W before differ by less than ``tolerance`` of the figure,
+    and the windows are steady enough for such a change to show (``resolution`` below it);
+    with ``doubling``, also the figure and the mean of the W windows before the 2W (the
+    figure of the run half as long) differ by less than ``tolerance``. A series without I/O
+    has not settled. Defaults: SETTLE_TOLERANCE, SETTLE_MIN_WINDOWS."""
+    tolerance = SETTLE_TOLERANCE if tolerance is None else tolerance
+    min_windows = SETTLE_MIN_WINDOWS if min_windows is None else min_windows
+    w = len(iops) // (3 if doubling else 2)
+    nan = math.nan
+    if w < min_windows:
+        return Settle(False, nan, nan, nan, nan, 2 * w)
+    before, last = iops[-2 * w : -w], iops[-w:]
+    m0, m1 = sum(before) / w, sum(last) / w
+    figure = (m0 + m1) / 2
+    if figure <= 0:
+        return Settle(False, figure, nan, nan, nan, 2 * w)
+    change = (m1 - m0) / figure
+    ss = sum((x - m0) ** 2 for x in before) + sum((x - m1) ** 2 for x in last)
+    noise = math.sqrt(ss / (2 * w - 2)) / figure if w > 1 else nan  # nan: unknown
+    resolution = 2 * noise * math.sqrt(2 / w)
+    ok = abs(change) < tolerance and resolution < tolerance
+    dbl = nan
+    if doubling:
+        dbl = (figure - sum(iops[-3 * w : -2 * w]) / w) / figure
+        ok = ok and abs(dbl) < tolerance
+    return Settle(ok, figure, change, noise, resolution, 2 * w, dbl)
+
+
+def measured_windows(log: list | str | None, span_s: float) -> list[float]:
+    """The IOPS of each whole 500 ms window of a measured span of ``span_s`` seconds, from
+    a report's ``iops_log`` (``[[t_ms, iops], ...]``, t_ms the window's end after the ramp;
+    JSON text in a sweep row). Windows without I/O are not logged: they count as 0. The
+    partial window at the end of the run (its I/Os in flight) is left out."""
+    if isinstance(log, str):
+        log = json.loads(log)
+    if not isinstance(log, list):  # no log (a row stored without one: NaN)
+        log = []
+    n = round(span_s * 1000) // SETTLE_WINDOW_MS
+    out: list[float | None] = [None] * n
+    for t_ms, iops in log:
+        t = round(t_ms)
+        k = t // SETTLE_WINDOW_MS - 1
+        if t % SETTLE_WINDOW_MS == 0 and 0 <= k < n and out[k] is None:
+            out[k] = float(iops)
+    return [0.0 if v is None else v for v in out]
+
+
+def run_length_for(windows: int) -> float:
+    """The run (simulated seconds) whose second half holds ``windows`` windows."""
+    return windows * SETTLE_WINDOW_MS / 1000 * 2
+
+
+def next_length(run_s: float, check: Settle) -> float | None:
+    """The next run of a point that has not settled: SETTLE_GROWTH times longer, or as
+    long as its noise needs if that is longer (this run x a power of SETTLE_GROWTH), at
+    most SETTLE_CAP_S; None once the point has run SETTLE_CAP_S."""
+    if run_s >= SETTLE_CAP_S - 1e-9:
+        return None
+    want = max(run_s * SETTLE_GROWTH, run_length_for(check.windows_needed()))
+    t = run_s
+    while t < want - 1e-9 and t < SETTLE_CAP_S:
+        t *= SETTLE_GROWTH
+    return min(t, SETTLE_CAP_S)
+
+
+def settle_start(state: str) -> float:
+    """The first run of a random-write point in ``state``."""
+    return SETTLE_START_AGED_S if state in SETTLE_AGED_STATES else SETTLE_START_S
+
+
+@dataclass
+class Point:
+    """One point of a study (its queue count resolved); ``extra``: more run() arguments
+    (hmb-size's ``set``)."""
+
+    device: str
+    state: str
+    workload: str
+    queues: int
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """A point's result: the sweep row of its last run and how long that run was."""
+
+    row: dict
+    # None for a fixed-length point (reads, sequential, --number_ios).
+    settled: bool | None
+    # Simulated seconds of the run (its runtime, and the I/Os in flight at its end).
+    sim_s: float
+    # A settling point: the runtime of its last run and that run's settle test.
+    run_s: float | None = None
+    check: Settle | None = None
+
+    def value(self, workload: str) -> float:
+        """The point's figure: a settling point's from its windows (:class:`Settle`), a
+        fixed-length point's from its row (:func:`value_of`)."""
+        if self.check is not None:
+            return self.check.figure
+        return value_of(self.row, workload)
+
+    def csv(self) -> dict:
+        """The settle columns of results.csv."""
+        c = self.check
+        return {
+            "settled": {True: "true", False: "false", None: ""}[self.settled],
+            "sim_s": round(self.sim_s, 3),
+            "windows": "" if c is None else c.windows,
+            "change_pct": _pct_text(c and c.change),
+            "resolution_pct": _pct_text(c and c.resolution),
+            "doubling_pct": _pct_text(c and c.doubling),
+        }
+
+
+def _pct_text(v: float | None) -> str | float:
+    return "" if v is None or math.isnan(v) else round(v * 100, 2)
+
+
+SETTLE_COLUMNS = [
+    "settled",
+    "sim_s",
+    "windows",
+    "change_pct",
+    "resolution_pct",
+    "doubling_pct",
+]
+
+
+def point_run(p: Point, m: Matrix, sim_s: float | None = None) -> dict:
+    """run_many() arguments of one point; ``sim_s``: run for that much simulated time,
+    logged after a ramp of SETTLE_RAMP of it (else the workload's I/O count)."""
+    wl = dict(NAMED[p.workload])
+    if sim_s is not None:
         del wl["number_ios"]  # the run ends at its runtime
-        wl.update(timed)
+        wl["runtime"] = f"{sim_s:g}s"
+        wl["ramp_time"] = f"{sim_s * SETTLE_RAMP:g}s"
     else:
-        wl["number_ios"] = m.ios(workload)
+        wl["number_ios"] = m.ios(p.workload)
     wl["queue_policy"] = "round-robin"
     if m.span is not None:
         wl["size"] = m.span
     return {
-        "device": device,
+        "device": p.device,
         "workload": wl,
-        "queues": n_queues,
-        "state": state_for(state, workload),
+        "queues": p.queues,
+        "state": state_for(p.state, p.workload),
         "seed": m.seed,
-        **extra,
+        **p.extra,
     }
+
+
+def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
+    """Run the points on the sweep engine, in rounds: every point first, then the
+    random-write points that have not settled, each for its next length
+    (:func:`next_length`), until they settle or have run SETTLE_CAP_S. Every run is a
+    point of its own under OUT/runs, so a study run again finds the rounds it has run."""
+    length = {i: settle_start(p.state) for i, p in enumerate(points) if m.settles(p.workload)}
+    out: list[Outcome | None] = [None] * len(points)
+    todo = list(range(len(points)))
+    while todo:
+        rows = run_points([point_run(points[i], m, length.get(i)) for i in todo], out_dir)
+        again = []
+        for i, row in zip(todo, rows):
+            sim_s = row["sim_time_ns"] / 1e9
+            if i not in length:
+                out[i] = Outcome(row, None, sim_s)
+                continue
+            run_s = length[i]
+            logged = measured_windows(row.get("write_iops_log"), run_s * (1 - SETTLE_RAMP))
+            aged = points[i].state in SETTLE_AGED_STATES
+            half = len(logged) * 2 // 3  # the run's second half: 2W windows
+            check = settle_check(logged[-(half * 3 // 2 if aged else half) :], doubling=aged)
+            longer = None if check.settled else next_length(run_s, check)
+            if longer is None:
+                out[i] = Outcome(row, check.settled, sim_s, run_s, check)
+            else:
+                length[i] = longer
+                again.append(i)
+        todo = again
+    return out  # type: ignore[return-value]
+
+
+def settle_line(outcomes: list[Outcome], points: list[Point]) -> str:
+    """How the random-write points settled (empty if the study ran none)."""
+    settling = [(o, p) for o, p in zip(outcomes, points) if o.settled is not None]
+    if not settling:
+        return ""
+    by_len: dict[float, int] = {}
+    for o, _ in settling:
+        if o.settled:
+            by_len[o.run_s] = by_len.get(o.run_s, 0) + 1
+    ok = sum(by_len.values())
+    when = ", ".join(f"{n} in {t:g} s" for t, n in sorted(by_len.items()))
+    text = (
+        f"Random writes run until settled ({settle_rule()}): {ok} of {len(settling)} points "
+        "settled" + (f" ({when})" if when else "")
+    )
+    left = [(o, p) for o, p in settling if not o.settled]
+    if left:
+        states: dict[str, int] = {}
+        for _, p in left:
+            states[p.state] = states.get(p.state, 0) + 1
+        where = ", ".join(f"{n} {state}" for state, n in states.items())
+        moving = sum(_moving(o.check) for o, _ in left)
+        text += (
+            f"; {len(left)} had not by {SETTLE_CAP_S:g} s ({where}; marked {UNSETTLED_MARK}: "
+            f"{moving} still moving by {SETTLE_TOLERANCE:.0%} or more, {len(left) - moving} "
+            f"too noisy to resolve {SETTLE_TOLERANCE:.0%}; settled=false, change_pct, "
+            "resolution_pct and doubling_pct in results.csv)"
+        )
+    return text + "."
+
+
+def _moving(c: Settle) -> bool:
+    """A run that had not settled because its figure still moved (not for its noise)."""
+    return any(abs(x) >= SETTLE_TOLERANCE for x in (c.change, c.doubling) if not math.isnan(x))
+
+
+def settle_rule() -> str:
+    """The settle rule in a few words."""
+    aged = "/".join(SETTLE_AGED_STATES)
+    return (
+        f"the mean IOPS of the last W and the W before of the 500 ms windows of a run's "
+        f"second half agree within {SETTLE_TOLERANCE:.0%} and resolve {SETTLE_TOLERANCE:.0%}; "
+        f"{aged} points also within {SETTLE_TOLERANCE:.0%} of the run half as long; runs from "
+        f"{SETTLE_START_S:g} s of simulated time ({aged}: {SETTLE_START_AGED_S:g} s), "
+        f"x{SETTLE_GROWTH} or as long as the noise needs, up to {SETTLE_CAP_S:g} s"
+    )
+
+
+UNSETTLED_MARK = "*"
+
+
+def mark(*outcomes: Outcome) -> str:
+    """UNSETTLED_MARK if any of the points had not settled at the cap."""
+    return UNSETTLED_MARK if any(o.settled is False for o in outcomes) else ""
+
+
+def fmt_outcome(v: float, workload: str, o: Outcome) -> str:
+    """A value for the tables, marked if its point had not settled at the cap."""
+    return fmt_value(v, workload) + mark(o)
 
 
 def ios_line(m: Matrix) -> str:
     """Which run lengths the study used."""
-    per = ", ".join(f"{wl} {m.ios(wl):,}" for wl in m.workloads)
+    fixed = [wl for wl in m.workloads if not m.settles(wl)]
+    per = ", ".join(f"{wl} {m.ios(wl):,}" for wl in fixed)
     how = f" (quick: 1/{QUICK_DIVISOR} of the full run)" if m.quick and not m.number_ios else ""
     span = f"the first {m.span} of the drive" if m.span else "the whole drive"
-    aged = m.timed("aging", seed.RW_T1)
-    timed = (
-        f" Aged random writes: {aged['runtime']} of simulated time, measured after a "
-        f"{aged['ramp_time']} ramp."
-        if aged and any(wl in (seed.RW_T1, seed.RW_T16) for wl in m.workloads)
-        else ""
-    )
-    return f"I/Os per job{how}: {per}.{timed} LBA span: {span}."
+    text = f"I/Os per job{how}: {per}." if fixed else ""
+    if len(fixed) < len(m.workloads):
+        text += (
+            f" Random writes: until settled, {SETTLE_START_S:g} s to {SETTLE_CAP_S:g} s "
+            "of simulated time (below)."
+        )
+    return f"{text.strip()} LBA span: {span}."
 
 
 def is_seq(workload: str) -> bool:

@@ -8,8 +8,9 @@ number of threads may run chunks of the drive that is cached, a chunk of another
 waits until they finish, instead of each evicting the other's drive.
 
 A row holds the point's parameters (given by the driver, with the resolved device
-``config.*`` and workload ``workload.*``), the metrics and the device counters
-(``stats.*``, ``prep.*``), all flattened to dotted column names. A point that raises
+``config.*`` and workload ``workload.*``), the metrics (with ``DIR_iops_log``, the IOPS of
+each 500 ms window as JSON text) and the device counters (``stats.*``, ``prep.*``), all
+flattened to dotted column names. A point that raises
 is a row with ``status = "failed"`` and its ``error``; the chunk goes on.
 """
 
@@ -101,6 +102,10 @@ def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:
         lat = s.get("lat_ns") or {}
         for key in ("iops", "bw_bytes", "io_bytes", "total_ios"):
             row[f"{direction}_{key}"] = s.get(key)
+        if s.get("iops_log"):
+            # IOPS per 500 ms window after ramp_time ([[t_ms, iops], ...] as JSON text), so
+            # that a study can tell from the stored row whether the rate had settled.
+            row[f"{direction}_iops_log"] = json.dumps(s["iops_log"])
         for key in ("mean", "min", "max", "stddev"):
             row[f"{direction}_lat_{key}_ns"] = lat.get(key)
         for p, v in (lat.get("percentile") or {}).items():
