@@ -250,13 +250,15 @@ def sweep(
     retry_failed: bool = False,
     reuse_prep: bool = True,
     progress: bool | None = None,
+    max_points: int | None = None,
 ):
     """Run a grid (a TOML file or a dict: base, axes, zip, repeats) and return the
-    DataFrame of its runs, one row per point. See docs/sweeps.md."""
+    DataFrame of its runs, one row per point. ``max_points`` raises the limit on the
+    grid's size (default: the grid's ``max_points``, else 10,000). See docs/sweeps.md."""
     from ssdlab.sweep.grid import expand
 
     return run_points(
-        expand(grid),
+        expand(grid, max_points),
         out,
         executor=executor,
         workers=workers,
