@@ -2,6 +2,7 @@
 expanded, and Ctrl-C stops a threaded sweep promptly, keeping every finished point."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -88,3 +89,72 @@ def test_the_limit_can_be_raised_by_the_grid_the_cli_and_python(tmp_path):
     r = subprocess.run([*cmd, "6"], **kw)
     assert r.returncode == 0, r.stderr
     assert len(list((tmp_path / "out" / "runs").glob("*.parquet"))) == 6
+
+
+# ---- Ctrl-C during a threaded sweep --------------------------------------------------
+
+# Two prepared drives (seeds), so two chunks run side by side: six short points, and
+# two long ones (~7 s each on a 2-core machine).
+STOP_GRID = """\
+[base]
+device = "tiny-test"
+state = "full"
+workload = { rw = "randread", bs = "4KiB" }
+[[zip]]
+seed = [1, 1, 1, 1, 1, 1, 2, 2]
+"workload.iodepth" = [4, 5, 6, 7, 8, 9, 4, 5]
+"workload.number_ios" = [100000, 100000, 100000, 100000, 100000, 100000, 25000000, 25000000]
+"""
+N_STOP = 8
+
+
+def _default_sigint() -> None:
+    # A background job of a non-interactive shell starts with SIGINT ignored, and its
+    # children inherit that: give the sweep Python's usual Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _stamps(runs):
+    return {f.name: f.stat().st_mtime_ns for f in runs.glob("*.parquet")}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
+def test_ctrl_c_stops_a_threaded_sweep_keeps_finished_points_and_resumes(tmp_path):
+    (tmp_path / "grid.toml").write_text(STOP_GRID)
+    runs = tmp_path / "out" / "runs"
+    cmd = [*SSDLAB, "sweep", "grid.toml", "--out", "out", "--workers", "2", "-q"]
+    # The engine before issue 31 wrote a chunk's points only when the whole chunk was
+    # done, and after Ctrl-C waited for every chunk in flight (here ~15 s of long points)
+    # and threw their points away.
+    p = subprocess.Popen(
+        cmd, cwd=tmp_path, env=ENV, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while p.poll() is None and len(_stamps(runs)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    seen = len(_stamps(runs))
+    assert p.poll() is None and 2 <= seen < N_STOP - 2, seen
+    p.send_signal(signal.SIGINT)
+    try:
+        err = p.communicate(timeout=10)[1]  # it takes ~0.2 s
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    kept = _stamps(runs)
+    # Every point seen finished is kept; at most the two in flight finished meanwhile;
+    # nothing else ran after the signal.
+    assert seen <= len(kept) <= seen + 2, (seen, len(kept))
+    assert f"{len(kept)} finished point(s) kept" in err
+    assert not list(runs.glob("*.tmp-*"))
+    # The same command resumes: only the missing points run, the kept files untouched.
+    r = subprocess.run(cmd, cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    after = _stamps(runs)
+    assert len(after) == N_STOP
+    assert {k: after[k] for k in kept} == kept
+    df = ssdlab.sweep_results(tmp_path / "out")
+    assert len(df) == N_STOP and set(df["status"]) == {"ok"}
+    assert sorted(df["read_total_ios"]) == [100_000] * 6 + [25_000_000] * 2

@@ -144,6 +144,15 @@ def _run_grid(args: argparse.Namespace) -> int:
             reuse_prep=not args.no_reuse_prep,
             progress=False if args.quiet else None,
         )
+    except KeyboardInterrupt:
+        runs = Path(out) / "runs"
+        kept = len(list(runs.glob("*.parquet"))) if runs.is_dir() else 0
+        print(
+            f"sweep: stopped; {kept} finished point(s) kept in {out} "
+            "(the same command resumes with the others)",
+            file=sys.stderr,
+        )
+        raise
     finally:
         close()
     failed = int((df["status"] != "ok").sum())

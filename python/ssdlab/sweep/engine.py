@@ -18,8 +18,14 @@ process, which writes them (so workers need no shared file system).
 A point whose prepared drive no other point (still to run) shares runs without the cache,
 so such points run in parallel rather than one drive at a time.
 
-Simplifications: results are written when a chunk finishes, so a kill loses at most the
-chunks in flight (they are rerun); chunks of one group are capped at ``MAX_CHUNK``.
+On the default thread pool each point's row is written as soon as the point finishes;
+from another executor, when its chunk comes back. Ctrl-C stops a sweep within about a
+second: no chunk is started, the runs in progress stop (the core checks every 50 ms and
+drops them), every finished point is kept, and KeyboardInterrupt is raised; the same
+call (or command) again resumes with the points not yet run.
+
+Simplifications: from another executor, a kill loses the chunks in flight (they are
+rerun); chunks of one group are capped at ``MAX_CHUNK``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import math
 import os
 import sys
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
@@ -85,18 +92,38 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
     own = executor is None
     pool = executor or ThreadPoolExecutor(max_workers=n_workers)
+    written: set[str] = set()
+    lock = threading.Lock()
+
+    def keep(row: dict) -> None:
+        """Write a finished point's row (once: a chunk's rows may come back twice)."""
+        with lock:
+            if row["run_id"] in written:
+                return
+            store.write(row)
+            written.add(row["run_id"])
+            bar.advance(failed=row["status"] != "ok")
+
+    futures = []
     try:
         # A drive only one point uses is not kept: such points run side by side instead of
         # taking turns at the process's one cached drive (see worker.run_chunk).
         shared = Counter(j["prep_key"] for j in todo)
+        # On this process's threads each point's row is written as soon as it finishes;
+        # from another executor, when its chunk comes back.
+        on_row = keep if own else None
         futures = [
-            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1)
+            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row)
             for key, items in chunks
         ]
         for fut in as_completed(futures):
             for row in fut.result():
-                store.write(row)
-                bar.advance(failed=row["status"] != "ok")
+                keep(row)
+        if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
+            raise KeyboardInterrupt
+    except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
+        _stop(futures, own, keep)
+        raise
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -109,6 +136,40 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     df = df[df["run_id"].isin(order)]
     df = df.assign(_order=df["run_id"].map(order)).sort_values("_order")
     return df.drop(columns="_order").reset_index(drop=True)
+
+
+def _stop(futures: list, own: bool, keep) -> None:
+    """After Ctrl-C (or an error): start no more chunks, stop the runs in progress on this
+    process's threads (the core checks every 50 ms), and keep every point that finished
+    (as far as they can be written)."""
+    for fut in futures:
+        fut.cancel()
+    if not own:  # another executor's workers stop on their own signal, or go on
+        for fut in futures:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                for row in fut.result():
+                    _keep_quietly(keep, row)
+        return
+    _core.cancel_runs(True)
+    try:
+        for fut in futures:
+            if fut.cancelled():
+                continue
+            try:
+                rows = fut.result()
+            except BaseException:  # the interrupted chunk: its finished rows are written
+                continue
+            for row in rows:
+                _keep_quietly(keep, row)
+    finally:
+        _core.cancel_runs(False)
+
+
+def _keep_quietly(keep, row: dict) -> None:
+    try:
+        keep(row)
+    except Exception:  # the error that stopped the sweep is the one raised
+        pass
 
 
 def _executor_workers(executor: Executor | None) -> int | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 DIRECTIONS = ("read", "write", "trim")
@@ -64,8 +64,18 @@ def default_max_memory() -> int:
     return api.DEFAULT_MAX_MEMORY
 
 
-def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> list[dict]:
-    """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item."""
+def run_chunk(
+    prep_key: str,
+    items: list[dict[str, Any]],
+    reuse_prep: bool,
+    on_row: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item.
+
+    ``on_row`` (in the driver's process only) is called with each row as its point
+    finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
+    of the points before it are returned, the stopped one and the rest are left to a
+    rerun."""
     from ssdlab import __version__
 
     rows = []
@@ -80,6 +90,8 @@ def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> l
                 from ssdlab import api
 
                 report = api.run(**item["kwargs"], reuse_prep=reuse_prep)
+            except KeyboardInterrupt:
+                break
             except Exception as e:  # recorded with the point, not raised
                 row.update(status="failed", error=f"{type(e).__name__}: {e}")
                 row["wall_time_s"] = time.perf_counter() - t0
@@ -87,6 +99,8 @@ def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> l
                 row.update(status="ok", error=None)
                 row.update(report_columns(report.to_dict()))
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
     finally:
         if reuse_prep:
             _TURNS.release()
