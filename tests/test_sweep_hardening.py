@@ -158,3 +158,33 @@ def test_ctrl_c_stops_a_threaded_sweep_keeps_finished_points_and_resumes(tmp_pat
     df = ssdlab.sweep_results(tmp_path / "out")
     assert len(df) == N_STOP and set(df["status"]) == {"ok"}
     assert sorted(df["read_total_ios"]) == [100_000] * 6 + [25_000_000] * 2
+
+
+# ---- the DuckDB that `sweep query` needs ---------------------------------------------
+
+
+def test_duckdb_minimum_is_the_one_whose_confinement_holds(tmp_path, monkeypatch):
+    """pyproject.toml asks for the DuckDB that store.py needs: extract_statements (0.10.1)
+    and a sniff_csv that obeys disabled external access (1.1.0; 0.10.1 to 1.0.0 read any
+    file with it, as tests/test_sweep_query_security.py showed on each release)."""
+    import re
+    from pathlib import Path
+
+    duckdb = pytest.importorskip("duckdb")
+    from ssdlab.sweep import store
+
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    wanted = ".".join(map(str, store.MIN_DUCKDB[:2]))
+    found = re.findall(r'"duckdb>=([0-9.]+)"', pyproject)
+    assert found and set(found) == {wanted}, found  # dependencies and the test extra
+    assert hasattr(duckdb.connect(), "extract_statements")  # what check_query parses with
+    out = tmp_path / "out"
+    ssdlab.sweep({"base": BASE}, out=out)
+    con, cur = store.query(out, "SELECT count(*) FROM runs")
+    assert cur.fetchall() == [(1,)]
+    con.close()
+    monkeypatch.setattr(duckdb, "__version__", "1.0.0")
+    with pytest.raises(ssdlab.ConfigError, match=r"needs duckdb >= 1\.1\.0 \(this is 1\.0\.0"):
+        store.query(out, "SELECT count(*) FROM runs")
+    monkeypatch.setattr(duckdb, "__version__", "1.1.0.dev123")
+    store.query(out, "SELECT 1")[0].close()
