@@ -188,3 +188,30 @@ def test_duckdb_minimum_is_the_one_whose_confinement_holds(tmp_path, monkeypatch
         store.query(out, "SELECT count(*) FROM runs")
     monkeypatch.setattr(duckdb, "__version__", "1.1.0.dev123")
     store.query(out, "SELECT 1")[0].close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
+def test_ctrl_c_to_a_process_pool_sweep_stops_its_workers(tmp_path):
+    """With --processes, a Ctrl-C to the sweep alone (not its process group: `kill -INT`)
+    reaches the workers too; the points they finished are kept."""
+    (tmp_path / "grid.toml").write_text(STOP_GRID)
+    runs = tmp_path / "out" / "runs"
+    cmd = [*SSDLAB, "sweep", "grid.toml", "--out", "out", "--workers", "2", "--processes", "-q"]
+    p = subprocess.Popen(
+        cmd, cwd=tmp_path, env=ENV, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    # From a process pool, points come back a chunk at a time: the six short ones.
+    while p.poll() is None and len(_stamps(runs)) < 6 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert p.poll() is None and len(_stamps(runs)) == 6
+    p.send_signal(signal.SIGINT)
+    try:
+        err = p.communicate(timeout=10)[1]  # ~1 s; before, it waited for the long points
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "6 finished point(s) kept" in err
+    assert len(_stamps(runs)) == 6 and not list(runs.glob("*.tmp-*"))

@@ -34,12 +34,13 @@ import hashlib
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed, wait
 from typing import Any
 
 from ssdlab import _core, api
@@ -50,6 +51,7 @@ from ssdlab.sweep.worker import flatten, run_chunk
 
 POINT_KEYS = ("device", "workload", "state", "seed", "set", "queues", "params")
 MAX_CHUNK = 8
+STOP_WAIT_S = 5.0  # after Ctrl-C: how long interrupted worker processes may take to answer
 
 
 def run_points(
@@ -122,7 +124,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
             raise KeyboardInterrupt
     except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
-        _stop(futures, own, keep)
+        _stop(futures, own, keep, pool)
         raise
     finally:
         if own:
@@ -138,15 +140,23 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     return df.drop(columns="_order").reset_index(drop=True)
 
 
-def _stop(futures: list, own: bool, keep) -> None:
+def _stop(futures: list, own: bool, keep, executor=None) -> None:
     """After Ctrl-C (or an error): start no more chunks, stop the runs in progress on this
     process's threads (the core checks every 50 ms), and keep every point that finished
     (as far as they can be written)."""
     for fut in futures:
         fut.cancel()
-    if not own:  # another executor's workers stop on their own signal, or go on
-        for fut in futures:
-            if fut.done() and not fut.cancelled() and fut.exception() is None:
+    if not own:
+        # Another executor's workers: a local process pool's took the same Ctrl-C (one
+        # process group) and return their chunks' finished points within ~50 ms; those
+        # still running after 0.5 s (a signal to this process alone) are sent it. Remote
+        # workers (Dask) go on: what came back within the wait is kept.
+        running = [f for f in futures if not f.cancelled()]
+        _, pending = wait(running, timeout=0.5)
+        if pending and _interrupt_local_workers(executor):
+            wait(pending, timeout=STOP_WAIT_S)
+        for fut in running:
+            if fut.done() and fut.exception() is None:
                 for row in fut.result():
                     _keep_quietly(keep, row)
         return
@@ -163,6 +173,19 @@ def _stop(futures: list, own: bool, keep) -> None:
                 _keep_quietly(keep, row)
     finally:
         _core.cancel_runs(False)
+
+
+def _interrupt_local_workers(executor) -> bool:
+    """Ctrl-C to the worker processes of a local process pool (True if it is one)."""
+    procs = getattr(executor, "_processes", None)  # ProcessPoolExecutor's, by pid
+    if not isinstance(procs, dict) or not procs:
+        return False
+    for proc in list(procs.values()):
+        try:
+            os.kill(proc.pid, signal.SIGINT)
+        except (OSError, AttributeError, TypeError):
+            pass
+    return True
 
 
 def _keep_quietly(keep, row: dict) -> None:

@@ -49,12 +49,28 @@ class _KeyTurns:
 _TURNS = _KeyTurns()
 
 
+# Chunks running in this process (a Ctrl-C stops them; an idle pool worker ignores it).
+# Read only by a pool worker's handler, where chunks run one at a time.
+_IN_CHUNK = 0
+
+
+def _sigint_in_pool_worker(signum, frame) -> None:
+    if _IN_CHUNK:
+        raise KeyboardInterrupt  # stops the run within ~50 ms; the chunk returns its rows
+    # idle, waiting for a chunk: nothing to stop (the pool then shuts down normally)
+
+
 def share_memory(processes: int) -> None:
-    """In a worker process of a local pool: this process's share of the machine's
-    default memory budget (threads of one process share it already)."""
+    """The initializer of a local pool's worker process: its share of the machine's
+    default memory budget (threads of one process share it already), and Ctrl-C that
+    stops a chunk in progress but leaves an idle worker alone (no traceback from the
+    pool's loop)."""
+    import signal
+
     from ssdlab import api
 
     api.DEFAULT_MAX_MEMORY = api.physical_memory_bytes() // 2 // max(1, processes)
+    signal.signal(signal.SIGINT, _sigint_in_pool_worker)
 
 
 def default_max_memory() -> int:
@@ -78,9 +94,11 @@ def run_chunk(
     rerun."""
     from ssdlab import __version__
 
+    global _IN_CHUNK
     rows = []
     if reuse_prep:
         _TURNS.acquire(prep_key)
+    _IN_CHUNK += 1
     try:
         for item in items:
             row: dict[str, Any] = {"run_id": item["run_id"], "ssdlab_version": __version__}
@@ -102,6 +120,7 @@ def run_chunk(
             if on_row is not None:
                 on_row(row)
     finally:
+        _IN_CHUNK -= 1
         if reuse_prep:
             _TURNS.release()
     return rows
