@@ -215,3 +215,44 @@ def test_ctrl_c_to_a_process_pool_sweep_stops_its_workers(tmp_path):
     assert p.returncode == 130, err
     assert "Traceback" not in err and "6 finished point(s) kept" in err
     assert len(_stamps(runs)) == 6 and not list(runs.glob("*.tmp-*"))
+
+
+# ssdlab.sweep from Python on the caller's thread pool: a Ctrl-C once two points are
+# written; prints how long the sweep took to raise KeyboardInterrupt after it and to
+# leave the pool idle (its threads see the signal only through the core's cancel flag).
+API_SCRIPT = """
+import os, pathlib, signal, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
+import ssdlab
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignored
+runs = pathlib.Path("out/runs")
+t0 = None
+def later():
+    global t0
+    while len(list(runs.glob("*.parquet"))) < 2:
+        time.sleep(0.005)
+    t0 = time.monotonic()
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=later, daemon=True).start()
+pool = ThreadPoolExecutor(2)
+try:
+    ssdlab.sweep("grid.toml", pool, out="out")
+except KeyboardInterrupt:
+    raised = time.monotonic() - t0
+pool.shutdown()
+print("interrupted after", raised, time.monotonic() - t0, len(list(runs.glob("*.parquet"))))
+"""
+
+
+def test_python_sweep_on_a_callers_thread_pool_stops_on_ctrl_c(tmp_path):
+    (tmp_path / "grid.toml").write_text(STOP_GRID)
+    r = subprocess.run(
+        [sys.executable, "-c", API_SCRIPT],
+        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
+    raised, idle, kept = r.stdout.split()[-3:]
+    # before: raised at once, but the pool ran the long points on (~15 s)
+    assert float(raised) < 5.0 and float(idle) < 5.0, r.stdout
+    assert 2 <= int(kept) < N_STOP, r.stdout

@@ -18,8 +18,9 @@ process, which writes them (so workers need no shared file system).
 A point whose prepared drive no other point (still to run) shares runs without the cache,
 so such points run in parallel rather than one drive at a time.
 
-On the default thread pool each point's row is written as soon as the point finishes;
-from another executor, when its chunk comes back. Ctrl-C stops a sweep within about a
+On threads of this process (the default pool, or a ``ThreadPoolExecutor`` given) each
+point's row is written as soon as the point finishes; from another executor, when its
+chunk comes back. Ctrl-C stops a sweep within about a
 second: no chunk is started, the runs in progress stop (the core checks every 50 ms and
 drops them), every finished point is kept, and KeyboardInterrupt is raised; the same
 call (or command) again resumes with the points not yet run.
@@ -93,6 +94,9 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         progress = sys.stderr.isatty()
     bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
     own = executor is None
+    # Chunks on threads of this process (ours or the caller's thread pool): rows written
+    # as each point finishes, and Ctrl-C reaches their runs through the core's cancel flag.
+    local = own or isinstance(executor, ThreadPoolExecutor)
     pool = executor or ThreadPoolExecutor(max_workers=n_workers)
     written: set[str] = set()
     lock = threading.Lock()
@@ -111,9 +115,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         # A drive only one point uses is not kept: such points run side by side instead of
         # taking turns at the process's one cached drive (see worker.run_chunk).
         shared = Counter(j["prep_key"] for j in todo)
-        # On this process's threads each point's row is written as soon as it finishes;
-        # from another executor, when its chunk comes back.
-        on_row = keep if own else None
+        on_row = keep if local else None
         futures = [
             pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row)
             for key, items in chunks
@@ -124,7 +126,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
             raise KeyboardInterrupt
     except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
-        _stop(futures, own, keep, pool)
+        _stop(futures, local, keep, pool)
         raise
     finally:
         if own:
@@ -140,13 +142,13 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     return df.drop(columns="_order").reset_index(drop=True)
 
 
-def _stop(futures: list, own: bool, keep, executor=None) -> None:
+def _stop(futures: list, local: bool, keep, executor=None) -> None:
     """After Ctrl-C (or an error): start no more chunks, stop the runs in progress on this
     process's threads (the core checks every 50 ms), and keep every point that finished
     (as far as they can be written)."""
     for fut in futures:
         fut.cancel()
-    if not own:
+    if not local:
         # Another executor's workers: a local process pool's took the same Ctrl-C (one
         # process group) and return their chunks' finished points within ~50 ms; those
         # still running after 0.5 s (a signal to this process alone) are sent it. Remote
