@@ -406,7 +406,7 @@ def test_real_fio_replays_the_write_iolog_at_its_times(tmp_path):
     ours = run_jobfile(job, device="tiny-test")["jobs"][0]
     r = subprocess.run(
         ["fio", "--name=r", "--ioengine=null", f"--read_iolog={log}", "--output-format=json"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,  # fio's files stay there
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     theirs = json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]

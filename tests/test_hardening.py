@@ -118,6 +118,9 @@ def test_cli_ctrl_c_during_aged_preparation(tmp_path):
     p = subprocess.Popen(
         [sys.executable, "-m", "ssdlab", "run", *AGED, "--json", str(out)],
         stderr=subprocess.PIPE, text=True,
+        # Ctrl-C's default disposition in the child: a background job of a
+        # non-interactive shell starts with SIGINT ignored (issue 31).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     time.sleep(1.5)  # preparing (it takes ~8 s on a 2-core machine)
     assert p.poll() is None
@@ -134,6 +137,7 @@ def test_cli_ctrl_c_during_aged_preparation(tmp_path):
 PREP_SCRIPT = """
 import os, signal, threading, time, ssdlab
 from ssdlab import _core
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignored
 t0 = None
 def later():
     global t0

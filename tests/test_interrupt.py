@@ -6,6 +6,14 @@ import subprocess
 import sys
 import time
 
+
+def default_sigint() -> None:
+    """In the child before exec: Ctrl-C's default disposition. A background job of a
+    non-interactive shell starts with SIGINT ignored and its children inherit that, so
+    the test would not depend only on the code it tests (issue 31)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 LONG = ["--device", "tiny-test", "-q", "--number_ios", "100000000", "--iodepth", "32"]
 
 
@@ -15,6 +23,7 @@ def test_cli_stops_within_a_second_and_writes_nothing(tmp_path):
         [sys.executable, "-m", "ssdlab", "run", *LONG, "--json", str(out)],
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     time.sleep(3)  # the simulation is running (it would take minutes)
     assert p.poll() is None
@@ -32,6 +41,7 @@ def test_cli_stops_within_a_second_and_writes_nothing(tmp_path):
 # A SIGINT to the process 2 s after CALL starts; prints how long CALL took to stop.
 SCRIPT = """
 import os, signal, threading, time, ssdlab
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignored
 def later():
     time.sleep(2)
     global t0

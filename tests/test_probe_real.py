@@ -173,6 +173,24 @@ def test_write_permission(is_block, destructive, mounted, busy):
         assert "busy" in why
 
 
+def _skip_unless_openable(path, flags):
+    """Skip only when the device cannot be opened at all, for a reason the probe docs name
+    (docs/probes.md: missing permission; a device another process claims): EACCES/EPERM
+    (not root nor in the disk group, or a container whose device cgroup refuses it, as
+    root too) or EBUSY on an exclusive open. Then BlockTarget must open it: any
+    ProbeError of its own (O_DIRECT, the size ioctls, ...) fails the test, as it did not
+    before (issue 31: every open failure was a skip)."""
+    try:
+        fd = os.open(path, flags | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno in (errno.EACCES, errno.EPERM):
+            pytest.skip(f"{path}: {os.strerror(e.errno)} (no access to the device here)")
+        if e.errno == errno.EBUSY:
+            pytest.skip(f"{path}: claimed by another process")
+        raise
+    os.close(fd)
+
+
 def _root_device():
     """The block device holding / (mounted, so never written), or None."""
     dev = os.stat("/").st_dev
@@ -191,11 +209,8 @@ def test_mounted_block_device_is_read_but_never_written():
         BlockTarget(path, writable=True)
     with pytest.raises(ProbeError, match=r"mounted|busy"):
         BlockTarget(path, writable=True, destructive=True)
-    try:
-        t = BlockTarget(path)
-    except ProbeError as e:
-        pytest.skip(str(e))
-    with t:
+    _skip_unless_openable(path, os.O_RDONLY)
+    with BlockTarget(path) as t:
         assert t.capacity_bytes > 0 and t.capacity_bytes % t.block_bytes == 0
         assert _positive(t.read(0, 4096)) and _positive(t.read(0, 1 << 20))
         with pytest.raises(ProbeError, match=str(t.block_bytes)):
@@ -219,11 +234,8 @@ def test_block_device_size_comes_from_ioctls():
     path = _free_loop_device()
     with pytest.raises(ProbeError, match="--destructive"):
         BlockTarget(path, writable=True)
-    try:
-        t = BlockTarget(path, writable=True, destructive=True)  # an exclusive open
-    except ProbeError as e:
-        pytest.skip(str(e))
-    with t:
+    _skip_unless_openable(path, os.O_RDWR | os.O_EXCL)
+    with BlockTarget(path, writable=True, destructive=True) as t:  # an exclusive open
         assert t.capacity_bytes == 0 and t.block_bytes in (512, 4096)
         with pytest.raises(ProbeError, match="too small"):
             check_size(t, 512, "a probe")

@@ -268,11 +268,14 @@ def test_a_path_that_is_not_a_socket_is_refused(tmp_path, capsys):
 
 
 def _fio(jobfile, *extra) -> dict:
+    # In the job file's (temporary) directory: whatever fio leaves (verify state files,
+    # `*-verify.state`, when a job with verify= ends or is stopped) stays there.
     r = subprocess.run(
         ["fio", "--output-format=json", *extra, str(jobfile)],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=jobfile.parent,
     )
     assert r.returncode == 0, r.stdout + r.stderr
     return json.loads(r.stdout[r.stdout.index("{") :])

@@ -151,6 +151,43 @@ def test_program_delay_study_quick(runs):
         assert abs(float(r["waf"]) / float(r["prep_steady_waf"]) - 1) <= STEADY_WAF_TOLERANCE
         assert 0 < int(r["refused_during_data_in"]) < int(r["reads_run"])
     assert "Steady state (10s ramp left out)" in out and "NOT STEADY" not in out
+    # The gain (docs/validation.md, section 2): within the mechanism's latency ceiling
+    # (+1.0 % at 2 TB, +1.5 % at 4 TB, printed) and nowhere near seed 003's +4.9 / +6.4 %.
+    # The quick 5 s window cannot resolve the full study's sign (-0.5 % and -0.4 %; per
+    # seed here -0.2/+0.6 and -0.2/+0.2 %): the next test pins it.
+    by = {(r["drive"], r["seed"], r["policy"]): float(r["iops"]) for r in rows}
+    for drive in ("2TB", "4TB"):
+        gains = [
+            by[(drive, s, "adaptive")] / by[(drive, s, "default")] - 1
+            for s in sorted({r["seed"] for r in rows})
+        ]
+        ceiling = float(re.search(rf"{drive}: latency ceiling ([0-9.]+)%", out).group(1))
+        assert 0.5 <= ceiling <= 2.0, ceiling
+        assert all(-0.015 <= g <= 0.015 for g in gains), (drive, gains)
+        assert sum(gains) / len(gains) < ceiling / 100, (drive, gains, ceiling)
+        printed = re.search(rf"{drive} \(.*?\)\s+[0-9.]+\s+[0-9.]+\s+([+-][0-9.]+)%", out)
+        assert abs(float(printed.group(1)) - 100 * sum(gains) / len(gains)) < 0.051
+
+
+def test_program_delay_gain_is_a_small_loss_at_full_length():
+    """The sign the docs state: at the study's full length (10 s ramp, 20 s measured) the
+    adaptive delay costs the 4 TB drive 0.4 % of its IOPS (docs/validation.md, section 2:
+    -0.4 % [-0.4, -0.3] over 5 seeds, -0.4 for seed 1; the runs are deterministic)."""
+    import ssdlab
+    from ssdlab.studies.program_delay import MEASURE, POLICIES, RAMP, devices, workload
+
+    (o,) = [o for label, _, o in devices(False) if label == "4TB"]
+    iops = {}
+    for name, policy in POLICIES:
+        r = ssdlab.run(
+            "client-tlc-dram", workload(RAMP, MEASURE), state="steady", seed=1,
+            set=dict(o, **{"scheduler.policy": policy}), reuse_prep=True,
+        )  # fmt: skip
+        assert r.measured_waf > 1.5  # GC running: the sustained condition
+        iops[name] = r["read"]["iops"] + r["write"]["iops"]
+    ssdlab.clear_prepared()
+    gain = iops["adaptive"] / iops["default"] - 1
+    assert -0.008 <= gain <= -0.001, (gain, iops)
 
 
 def test_program_delay_short_ramp_is_a_transient():

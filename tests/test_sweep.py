@@ -245,9 +245,9 @@ def test_only_drives_that_points_share_are_kept_for_reuse(tmp_path, monkeypatch)
     calls = []
     real = engine.run_chunk
 
-    def spy(key, items, reuse_prep):
+    def spy(key, items, reuse_prep, *rest):
         calls.append((key, len(items), reuse_prep))
-        return real(key, items, reuse_prep)
+        return real(key, items, reuse_prep, *rest)
 
     monkeypatch.setattr(engine, "run_chunk", spy)
     grid = dict(SMALL_GRID, axes=dict(SMALL_GRID["axes"], seed=[1, 2]))

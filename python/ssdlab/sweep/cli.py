@@ -17,7 +17,7 @@ from ssdlab.cli import UsageError
 
 USAGE = """\
 ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler tcp://HOST:PORT]
-                       [--retry-failed] [--no-reuse-prep] [-q]
+                       [--retry-failed] [--no-reuse-prep] [--max-points N] [-q]
 ssdlab sweep query DIR "SQL"
 ssdlab sweep report DIR [--out FILE.html]"""
 
@@ -51,6 +51,12 @@ def register(sub) -> None:
         "--no-reuse-prep",
         action="store_true",
         help="prepare the drive for every point (default: once per device, state and seed)",
+    )
+    p.add_argument(
+        "--max-points",
+        type=int,
+        metavar="N",
+        help="refuse a grid of more than N points (default: the grid's max_points, else 10000)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=cmd_sweep)
@@ -131,7 +137,9 @@ def _run_grid(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers: '{args.workers}' must be a positive integer")
     if args.scheduler and args.processes:
         raise UsageError("--scheduler and --processes: choose one executor")
-    points = expand(grid)
+    if args.max_points is not None and args.max_points < 1:
+        raise UsageError(f"--max-points: '{args.max_points}' must be a positive integer")
+    points = expand(grid, args.max_points)
     out = args.out or f"out/sweep-{grid.stem}"
     from ssdlab import outputs
 
@@ -147,6 +155,15 @@ def _run_grid(args: argparse.Namespace) -> int:
             reuse_prep=not args.no_reuse_prep,
             progress=False if args.quiet else None,
         )
+    except KeyboardInterrupt:
+        runs = Path(out) / "runs"
+        kept = len(list(runs.glob("*.parquet"))) if runs.is_dir() else 0
+        print(
+            f"sweep: stopped; {kept} finished point(s) kept in {out} "
+            "(the same command resumes with the others)",
+            file=sys.stderr,
+        )
+        raise
     finally:
         close()
     failed = int((df["status"] != "ok").sum())

@@ -18,8 +18,15 @@ process, which writes them (so workers need no shared file system).
 A point whose prepared drive no other point (still to run) shares runs without the cache,
 so such points run in parallel rather than one drive at a time.
 
-Simplifications: results are written when a chunk finishes, so a kill loses at most the
-chunks in flight (they are rerun); chunks of one group are capped at ``MAX_CHUNK``.
+On threads of this process (the default pool, or a ``ThreadPoolExecutor`` given) each
+point's row is written as soon as the point finishes; from another executor, when its
+chunk comes back. Ctrl-C stops a sweep within about a
+second: no chunk is started, the runs in progress stop (the core checks every 50 ms and
+drops them), every finished point is kept, and KeyboardInterrupt is raised; the same
+call (or command) again resumes with the points not yet run.
+
+Simplifications: from another executor, a kill loses the chunks in flight (they are
+rerun); chunks of one group are capped at ``MAX_CHUNK``.
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ import hashlib
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed, wait
 from typing import Any
 
 from ssdlab import _core, api
@@ -43,6 +52,7 @@ from ssdlab.sweep.worker import flatten, run_chunk
 
 POINT_KEYS = ("device", "workload", "state", "seed", "set", "queues", "params")
 MAX_CHUNK = 8
+STOP_WAIT_S = 5.0  # after Ctrl-C: how long interrupted worker processes may take to answer
 
 
 def run_points(
@@ -84,19 +94,40 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         progress = sys.stderr.isatty()
     bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
     own = executor is None
+    # Chunks on threads of this process (ours or the caller's thread pool): rows written
+    # as each point finishes, and Ctrl-C reaches their runs through the core's cancel flag.
+    local = own or isinstance(executor, ThreadPoolExecutor)
     pool = executor or ThreadPoolExecutor(max_workers=n_workers)
+    written: set[str] = set()
+    lock = threading.Lock()
+
+    def keep(row: dict) -> None:
+        """Write a finished point's row (once: a chunk's rows may come back twice)."""
+        with lock:
+            if row["run_id"] in written:
+                return
+            store.write(row)
+            written.add(row["run_id"])
+            bar.advance(failed=row["status"] != "ok")
+
+    futures = []
     try:
         # A drive only one point uses is not kept: such points run side by side instead of
         # taking turns at the process's one cached drive (see worker.run_chunk).
         shared = Counter(j["prep_key"] for j in todo)
+        on_row = keep if local else None
         futures = [
-            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1)
+            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row)
             for key, items in chunks
         ]
         for fut in as_completed(futures):
             for row in fut.result():
-                store.write(row)
-                bar.advance(failed=row["status"] != "ok")
+                keep(row)
+        if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
+            raise KeyboardInterrupt
+    except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
+        _stop(futures, local, keep, pool)
+        raise
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -109,6 +140,61 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     df = df[df["run_id"].isin(order)]
     df = df.assign(_order=df["run_id"].map(order)).sort_values("_order")
     return df.drop(columns="_order").reset_index(drop=True)
+
+
+def _stop(futures: list, local: bool, keep, executor=None) -> None:
+    """After Ctrl-C (or an error): start no more chunks, stop the runs in progress on this
+    process's threads (the core checks every 50 ms), and keep every point that finished
+    (as far as they can be written)."""
+    for fut in futures:
+        fut.cancel()
+    if not local:
+        # Another executor's workers: a local process pool's took the same Ctrl-C (one
+        # process group) and return their chunks' finished points within ~50 ms; those
+        # still running after 0.5 s (a signal to this process alone) are sent it. Remote
+        # workers (Dask) go on: what came back within the wait is kept.
+        running = [f for f in futures if not f.cancelled()]
+        _, pending = wait(running, timeout=0.5)
+        if pending and _interrupt_local_workers(executor):
+            wait(pending, timeout=STOP_WAIT_S)
+        for fut in running:
+            if fut.done() and fut.exception() is None:
+                for row in fut.result():
+                    _keep_quietly(keep, row)
+        return
+    _core.cancel_runs(True)
+    try:
+        for fut in futures:
+            if fut.cancelled():
+                continue
+            try:
+                rows = fut.result()
+            except BaseException:  # the interrupted chunk: its finished rows are written
+                continue
+            for row in rows:
+                _keep_quietly(keep, row)
+    finally:
+        _core.cancel_runs(False)
+
+
+def _interrupt_local_workers(executor) -> bool:
+    """Ctrl-C to the worker processes of a local process pool (True if it is one)."""
+    procs = getattr(executor, "_processes", None)  # ProcessPoolExecutor's, by pid
+    if not isinstance(procs, dict) or not procs:
+        return False
+    for proc in list(procs.values()):
+        try:
+            os.kill(proc.pid, signal.SIGINT)
+        except (OSError, AttributeError, TypeError):
+            pass
+    return True
+
+
+def _keep_quietly(keep, row: dict) -> None:
+    try:
+        keep(row)
+    except Exception:  # the error that stopped the sweep is the one raised
+        pass
 
 
 def _executor_workers(executor: Executor | None) -> int | None:
@@ -250,13 +336,15 @@ def sweep(
     retry_failed: bool = False,
     reuse_prep: bool = True,
     progress: bool | None = None,
+    max_points: int | None = None,
 ):
     """Run a grid (a TOML file or a dict: base, axes, zip, repeats) and return the
-    DataFrame of its runs, one row per point. See docs/sweeps.md."""
+    DataFrame of its runs, one row per point. ``max_points`` raises the limit on the
+    grid's size (default: the grid's ``max_points``, else 10,000). See docs/sweeps.md."""
     from ssdlab.sweep.grid import expand
 
     return run_points(
-        expand(grid),
+        expand(grid, max_points),
         out,
         executor=executor,
         workers=workers,

@@ -13,6 +13,7 @@ a power cut (no fsync); one sweep writes a directory at a time.
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,7 @@ def query_connection(out: str | os.PathLike):
     write into ``DIR/runs`` as well as read it.
     """
     duckdb = need("duckdb", "sweep query")
+    _check_duckdb_version(duckdb.__version__)
     runs = Path(out) / "runs"
     files = sorted(runs.glob("*.parquet")) if runs.is_dir() else []
     if not files:
@@ -174,6 +176,28 @@ def query_connection(out: str | os.PathLike):
     return con
 
 
+#: The oldest DuckDB a query may run on (pyproject.toml says the same): 1.1.0 is the
+#: first whose `sniff_csv` obeys `enable_external_access = false` (0.10.1 to 1.0.0 read
+#: any file of the machine with it); `extract_statements` (:func:`check_query`) came in
+#: 0.10.1. Measured with tests/test_sweep_query_security.py on each release.
+MIN_DUCKDB = (1, 1, 0)
+
+
+def _check_duckdb_version(version: str) -> None:
+    parts = []
+    for p in version.split(".")[:3]:
+        digits = "".join(itertools.takewhile(str.isdigit, p))
+        parts.append(int(digits or 0))
+    if tuple(parts) < MIN_DUCKDB:
+        from ssdlab.api import ConfigError
+
+        need_v = ".".join(map(str, MIN_DUCKDB))
+        raise ConfigError(
+            f"sweep query needs duckdb >= {need_v} (this is {version}, which cannot keep a "
+            f"query from reading files): pip install 'duckdb>={need_v}'"
+        )
+
+
 def check_query(con, sql: str) -> None:
     """Refuse ``sql`` unless DuckDB's parser reads it as one read-only query.
 
@@ -186,10 +210,7 @@ def check_query(con, sql: str) -> None:
 
     if not sql.strip():
         raise ConfigError(f"sweep query: the SQL is empty (expected {QUERY_ALLOWED})")
-    extract = getattr(con, "extract_statements", None)
-    if extract is None:  # an older DuckDB: the locked configuration alone confines
-        return
-    statements = extract(sql)
+    statements = con.extract_statements(sql)
     if not statements:  # only comments or semicolons
         raise ConfigError(f"sweep query: the SQL is empty (expected {QUERY_ALLOWED})")
     if len(statements) > 1:

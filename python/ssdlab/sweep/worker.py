@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 DIRECTIONS = ("read", "write", "trim")
@@ -50,12 +50,28 @@ class _KeyTurns:
 _TURNS = _KeyTurns()
 
 
+# Chunks running in this process (a Ctrl-C stops them; an idle pool worker ignores it).
+# Read only by a pool worker's handler, where chunks run one at a time.
+_IN_CHUNK = 0
+
+
+def _sigint_in_pool_worker(signum, frame) -> None:
+    if _IN_CHUNK:
+        raise KeyboardInterrupt  # stops the run within ~50 ms; the chunk returns its rows
+    # idle, waiting for a chunk: nothing to stop (the pool then shuts down normally)
+
+
 def share_memory(processes: int) -> None:
-    """In a worker process of a local pool: this process's share of the machine's
-    default memory budget (threads of one process share it already)."""
+    """The initializer of a local pool's worker process: its share of the machine's
+    default memory budget (threads of one process share it already), and Ctrl-C that
+    stops a chunk in progress but leaves an idle worker alone (no traceback from the
+    pool's loop)."""
+    import signal
+
     from ssdlab import api
 
     api.DEFAULT_MAX_MEMORY = api.physical_memory_bytes() // 2 // max(1, processes)
+    signal.signal(signal.SIGINT, _sigint_in_pool_worker)
 
 
 def default_max_memory() -> int:
@@ -65,13 +81,25 @@ def default_max_memory() -> int:
     return api.DEFAULT_MAX_MEMORY
 
 
-def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> list[dict]:
-    """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item."""
+def run_chunk(
+    prep_key: str,
+    items: list[dict[str, Any]],
+    reuse_prep: bool,
+    on_row: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item.
+
+    ``on_row`` (in the driver's process only) is called with each row as its point
+    finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
+    of the points before it are returned, the stopped one and the rest are left to a
+    rerun."""
     from ssdlab import __version__
 
+    global _IN_CHUNK
     rows = []
     if reuse_prep:
         _TURNS.acquire(prep_key)
+    _IN_CHUNK += 1
     try:
         for item in items:
             row: dict[str, Any] = {"run_id": item["run_id"], "ssdlab_version": __version__}
@@ -81,6 +109,8 @@ def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> l
                 from ssdlab import api
 
                 report = api.run(**item["kwargs"], reuse_prep=reuse_prep)
+            except KeyboardInterrupt:
+                break
             except Exception as e:  # recorded with the point, not raised
                 row.update(status="failed", error=f"{type(e).__name__}: {e}")
                 row["wall_time_s"] = time.perf_counter() - t0
@@ -88,7 +118,10 @@ def run_chunk(prep_key: str, items: list[dict[str, Any]], reuse_prep: bool) -> l
                 row.update(status="ok", error=None)
                 row.update(report_columns(report.to_dict()))
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
     finally:
+        _IN_CHUNK -= 1
         if reuse_prep:
             _TURNS.release()
     return rows
