@@ -235,3 +235,57 @@ fn drives_sharing_a_prepared_drive_read_their_last_writes_through_gc() {
         }
     }
 }
+
+/// One die programming back to back: without cache program each 32 KiB program
+/// takes its data-in (100 ns + 32 KiB at 800 MB/s = 41,060 ns) and then tPROG on the
+/// die; with it the next program's data-in overlaps the current tPROG, so the die
+/// programs every max(tPROG, data-in). tPROG 50 us makes the difference large.
+#[test]
+fn cache_program_overlaps_data_in_with_the_program_before() {
+    let one_die = [
+        "nand.channels=1",
+        "nand.dies_per_channel=1",
+        "nand.t_prog=\"50us\"",
+    ];
+    let wl = r#"{"rw":"write","bs":"128k","iodepth":8,"size":"4MiB"}"#;
+    let bw = |extra: &str| {
+        let mut o = one_die.to_vec();
+        o.push(extra);
+        let dev = device("tiny-test", &o);
+        let r = common::simulate(&dev, wl, DriveState::Fresh, 1, true);
+        assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+        (f(&r["write"]["bw_bytes"]), r)
+    };
+    let (plain, rp) = bw("nand.cache_program=false");
+    let (cached, rc) = bw("nand.cache_program=true");
+    // Writes complete once buffered: the last of the 128 programs' writes is taken
+    // when the buffer (256 KiB: 8 programs) has room, i.e. after 120 programs.
+    let (bytes, programs) = (4.0 * 1048576.0, 120.0);
+    let (din_s, prog_s) = (41_060e-9, 50e-6);
+    let near = |got: f64, want: f64| (got / want - 1.0).abs() < 0.03;
+    let want_plain = bytes / (programs * (din_s + prog_s));
+    let want_cached = bytes / (programs * prog_s);
+    assert!(near(plain, want_plain), "plain {plain} want {want_plain}");
+    assert!(
+        near(cached, want_cached),
+        "cached {cached} want {want_cached}"
+    );
+    assert!(rp["device"]["nand"].get("cached_program_ops").is_none());
+    let cached_ops = f(&rc["device"]["nand"]["cached_program_ops"]);
+    let ops = f(&rc["device"]["nand"]["program_ops"]);
+    assert!(
+        cached_ops > 0.9 * ops,
+        "{cached_ops} of {ops} programs cached"
+    );
+    // Refused where the model does not combine it.
+    let err = ssdlab_core::config::load_device(
+        &ssdlab_core::DeviceSpec::Preset("tiny-test".into()),
+        &[
+            "nand.cache_program=true".into(),
+            "scheduler.program_suspend=true".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("nand.cache_program"), "{err}");
+}

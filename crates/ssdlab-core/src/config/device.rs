@@ -238,6 +238,9 @@ pub struct NandConfig {
     /// bits per cell for one-shot programming (all of a wordline's pages at once).
     #[serde(default = "default_one_u32")]
     pub pages_per_program: u32,
+    /// Cache program (ONFI Cache Program): the next program's data-in goes to the die's cache register while the current program runs, so the die programs back to back.
+    #[serde(default)]
+    pub cache_program: bool,
     /// Spare (ECC/metadata) bytes per page, moved on the channel with the page's data.
     #[serde(default)]
     pub page_spare: Size,
@@ -690,6 +693,17 @@ impl DeviceConfig {
                 self.validate_sram_budget(&mut errs);
             }
             self.scheduler.validate(&mut errs);
+            if self.nand.cache_program
+                && (self.scheduler.program_suspend
+                    || self.scheduler.policy
+                        == crate::config::scheduling::SchedPolicy::AdaptiveDelay)
+            {
+                errs.push(
+                    "nand.cache_program: not modelled together with scheduler.program_suspend \
+                     or scheduler.policy = \"adaptive-delay\" (set one of them off)"
+                        .into(),
+                );
+            }
         }
         if errs.is_empty() {
             Ok(())

@@ -8,7 +8,9 @@
 //! state (the policy lives in the controller).
 //! Simplifies: the planes of a die are used together as one "block group" (block b
 //! of every plane is erased together and programmed in multi-plane stripes), as
-//! most FTLs do; cache-read/cache-program pipelining is not modelled; the channel
+//! most FTLs do; cache program (`nand.cache_program`: the next program's data-in
+//! overlaps the current tPROG; the controller drives it, `ssd/flash.rs`) is modelled,
+//! cache read is not; the channel
 //! is granted to data transfers in request order (FIFO reservations), while short
 //! command/address cycles are slipped in between the bursts of a transfer in progress.
 
@@ -332,6 +334,18 @@ pub struct Die {
     pub op_suspends: u32,
     /// The program at the head of the queue was already held once.
     pub held: bool,
+    /// Cache program: the next program, its data-in under way or done into the die's
+    /// cache register while the current program runs (`nand.cache_program`).
+    pub cached_program: Option<CachedProgram>,
+}
+
+/// A program whose data went to the die's cache register during the previous program.
+#[derive(Clone, Copy, Debug)]
+pub struct CachedProgram {
+    pub txn: u32,
+    /// When its data-in over the channel ends.
+    pub data_in_end: Ns,
+    pub gc: bool,
 }
 
 impl Default for Die {
@@ -349,6 +363,7 @@ impl Default for Die {
             suspended: None,
             op_suspends: 0,
             held: false,
+            cached_program: None,
         }
     }
 }

@@ -3,9 +3,10 @@
 //! host path, the FTL or GC (`gc.rs` drives GC and SLC folding).
 
 use super::Ssd;
+use crate::config::memory::DataTier;
 use crate::controller::{Pick, Txn, TxnKind};
 use crate::ftl::FullStripe;
-use crate::nand::{DieStage, Geometry, Timing};
+use crate::nand::{CachedProgram, DieStage, Geometry, Timing};
 use crate::sim::Event;
 
 /// tR of a read transaction's page (SLC-mode blocks read faster).
@@ -64,6 +65,10 @@ impl Ssd {
             }
             return;
         }
+        if let Some(c) = self.dies[d].cached_program.take() {
+            self.start_cached_program(die, c);
+            return;
+        }
         let now = self.now();
         let pick = self.pick(die);
         let ch = self.geo.channel_of(die) as usize;
@@ -93,13 +98,7 @@ impl Ssd {
                 self.dies[d].op_gc = matches!(tx.kind, TxnKind::Program { gc: true });
                 self.dies[d].op_suspends = 0;
                 self.dies[d].held = false;
-                self.counters.program_ops += 1;
-                self.on_program_dispatch(die);
-                if tx.kind == (TxnKind::Program { gc: false }) {
-                    // GC earns its share of the die with every host program.
-                    self.dq[d].gc.host_programmed(tx.n);
-                    self.release_gc(die, false);
-                }
+                self.program_dispatched(die, &tx);
                 let data_at = match tx.kind {
                     TxnKind::Program { gc: false } => self.write_buffer_fetch(now, tx.bytes),
                     _ => now,
@@ -121,6 +120,85 @@ impl Ssd {
                 self.counters.erase_ops += 1;
                 self.begin(die, DieStage::Erase, end);
             }
+        }
+    }
+
+    /// Bookkeeping of a program leaving its queue for the die.
+    fn program_dispatched(&mut self, die: u32, tx: &Txn) {
+        self.counters.program_ops += 1;
+        self.on_program_dispatch(die);
+        if tx.kind == (TxnKind::Program { gc: false }) {
+            // GC earns its share of the die with every host program.
+            self.dq[die as usize].gc.host_programmed(tx.n);
+            self.release_gc(die, false);
+        }
+    }
+
+    /// Cache program: while the die programs, send the data of the program the
+    /// scheduler would start next into its cache register (only when nothing else,
+    /// a read or an erase, would go first, and the data is already in the controller).
+    fn load_cached_program(&mut self, die: u32) {
+        let d = die as usize;
+        if self.dies[d].cached_program.is_some() || self.tiers.wb_tier == DataTier::Hmb {
+            return;
+        }
+        let gc = match self.pick(die) {
+            Pick::Program => false,
+            Pick::GcProgram => true,
+            _ => return,
+        };
+        let Some(t) = self.dq[d].program_queue(gc).pop_front() else {
+            return;
+        };
+        let tx = *self.txns.get(t);
+        self.program_dispatched(die, &tx);
+        let now = self.now();
+        let ch = self.geo.channel_of(die) as usize;
+        let din = self.data_in_ns(tx.bytes);
+        let din_end = self.channels[ch].reserve(now, din);
+        self.channels[ch].bytes += tx.bytes;
+        self.channels[ch].data_in_until = din_end;
+        self.counters.cached_programs += 1;
+        self.dies[d].cached_program = Some(CachedProgram {
+            txn: t,
+            data_in_end: din_end,
+            gc: matches!(tx.kind, TxnKind::Program { gc: true }),
+        });
+    }
+
+    /// The previous program ended: start the cached one (waiting for the end of its
+    /// data-in if that is still under way).
+    fn start_cached_program(&mut self, die: u32, c: CachedProgram) {
+        let d = die as usize;
+        self.dies[d].op_txns[0] = c.txn;
+        self.dies[d].op_len = 1;
+        self.dies[d].op_gc = c.gc;
+        self.dies[d].op_suspends = 0;
+        self.dies[d].held = false;
+        if c.data_in_end > self.now() {
+            self.begin(die, DieStage::DataIn, c.data_in_end);
+        } else {
+            self.start_program_stage(die);
+        }
+    }
+
+    /// The program's data is in the die: tPROG starts.
+    fn start_program_stage(&mut self, die: u32) {
+        let d = die as usize;
+        let t = self.dies[d].op_txns[0];
+        if self.buffer_release_at_data_in {
+            let tx = *self.txns.get(t);
+            if let TxnKind::Program { gc: false } = tx.kind {
+                self.release_buffer_room(tx.n as u64);
+            }
+        }
+        let now = self.now();
+        let t_prog = self.prog_time(t);
+        self.begin(die, DieStage::Program, now + t_prog);
+        // Reads refused during data-in may suspend the program now.
+        self.try_suspend(die, false);
+        if self.cache_program {
+            self.load_cached_program(die);
         }
     }
 
@@ -257,19 +335,7 @@ impl Ssd {
                 self.begin(die, DieStage::DataOut, end);
             }
             DieStage::Fetch => self.program_data_in(die),
-            DieStage::DataIn => {
-                let t = self.dies[d].op_txns[0];
-                if self.buffer_release_at_data_in {
-                    let tx = *self.txns.get(t);
-                    if let TxnKind::Program { gc: false } = tx.kind {
-                        self.release_buffer_room(tx.n as u64);
-                    }
-                }
-                let t_prog = self.prog_time(t);
-                self.begin(die, DieStage::Program, now + t_prog);
-                // Reads refused during data-in may suspend the program now.
-                self.try_suspend(die, false);
-            }
+            DieStage::DataIn => self.start_program_stage(die),
             DieStage::Suspending => {
                 self.go_idle(die);
                 self.kick_die(die);

@@ -137,6 +137,8 @@ pub struct Ssd {
     buffer_read_ns: Ns,
     /// Host programs return their write-buffer room at the end of data-in.
     buffer_release_at_data_in: bool,
+    /// `nand.cache_program`: the next program's data-in overlaps the current program.
+    cache_program: bool,
     /// How the drive was prepared (also in the report's `prep` block).
     pub prep: PrepInfo,
     opts: RunOptions,
@@ -174,6 +176,7 @@ pub(crate) struct Counters {
     pub(crate) rmw_reads: u64,
     pub(crate) gc_reads: u64,
     pub(crate) program_ops: u64,
+    pub(crate) cached_programs: u64,
     pub(crate) gc_programs: u64,
     pub(crate) erase_ops: u64,
     pub(crate) buffer_hits: u64,
@@ -308,6 +311,7 @@ impl Ssd {
             buffer_read_ns: cfg.controller.buffer_read.ns(),
             buffer_release_at_data_in: cfg.controller.buffer_release
                 == crate::config::BufferRelease::DataIn,
+            cache_program: cfg.nand.cache_program,
             q: EventQueue::new(),
             geo,
             ftl,

@@ -300,6 +300,7 @@ impl Ssd {
                 rmw_reads: c.rmw_reads,
                 gc_read_txns: c.gc_reads,
                 program_ops: c.program_ops,
+                cached_program_ops: self.cache_program.then_some(c.cached_programs),
                 gc_program_ops: c.gc_programs,
                 erase_ops: c.erase_ops,
                 channel_bytes: self.channels.iter().map(|ch| ch.bytes).sum::<u64>(),

@@ -58,6 +58,9 @@ pub struct NandStats {
     pub gc_read_txns: u64,
     /// Program operations (host, map and GC data).
     pub program_ops: u64,
+    /// With `nand.cache_program`: programs whose data-in overlapped the previous program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_program_ops: Option<u64>,
     /// Program operations of GC.
     pub gc_program_ops: u64,
     /// Block erases.
