@@ -235,3 +235,35 @@ fn returning_buffer_room_at_data_in_lets_a_small_buffer_feed_more_programs() {
         assert!(peak <= buffer, "peak {peak}");
     }
 }
+
+#[test]
+fn journal_flush_slots_bound_the_map_update_rate() {
+    // Whole-drive random writes on a fresh DRAM-less drive: once the SRAM journal is
+    // full, a flush of a segment already on flash loads its translation page (tR 45 us)
+    // before writing it back. One slot serialises the flushes, so their loads alone
+    // take flush_loads x 45 us of the run; the default (one slot per die) runs more
+    // loads than that could fit in the run, side by side.
+    let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":32,"runtime":"2s","ramp_time":"1s"}"#;
+    let run = |slots: &str| {
+        let d = common::device("seed000-hmb", &[&format!("map.flush_slots={slots}")]);
+        common::simulate(&d, wl, DriveState::Normal, 1, false)
+    };
+    let (one, default) = (run("1"), run("0"));
+    let loads_ns =
+        |r: &serde_json::Value| common::f(&r["device"]["map"]["journal"]["flush_loads"]) * 45_000.0;
+    let sim_ns = |r: &serde_json::Value| common::f(&r["sim_time_ns"]);
+    assert!(
+        loads_ns(&one) <= sim_ns(&one),
+        "{} > {}",
+        loads_ns(&one),
+        sim_ns(&one)
+    );
+    assert!(loads_ns(&default) > sim_ns(&default));
+    let iops = |r: &serde_json::Value| common::f(&r["write"]["iops"]);
+    assert!(
+        iops(&default) > 1.5 * iops(&one),
+        "{} vs {}",
+        iops(&default),
+        iops(&one)
+    );
+}

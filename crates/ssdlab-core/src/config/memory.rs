@@ -211,6 +211,9 @@ pub struct MapConfig {
     /// journal is three quarters full; host writes wait while it is full.
     #[serde(default = "default_journal_entries")]
     pub journal_entries: u32,
+    /// Journal flushes (segment load, apply, write back) in flight at once; 0 (default) = one per die. Each holds a segment in SRAM: an assumption no controller publishes.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub flush_slots: u32,
     /// Where the journal lives: sram (default) or hmb (taken from the HMB grant before
     /// the map cache; without a grant large enough it falls back to SRAM with at most
     /// the default 32 Ki entries).
@@ -243,6 +246,10 @@ pub struct MapConfig {
 fn default_log() -> u32 {
     DEFAULT_LOG_ENTRIES
 }
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
 fn is_default_log(n: &u32) -> bool {
     *n == DEFAULT_LOG_ENTRIES
 }
@@ -267,6 +274,7 @@ impl Default for MapConfig {
             policy: default_policy(),
             sram_cache: Size(0),
             journal_entries: default_journal_entries(),
+            flush_slots: 0,
             journal_tier: JournalTier::Sram,
             translation_spare: default_translation_spare(),
             fill: MapFill::Segment,

@@ -201,7 +201,10 @@ impl MapState {
                 entries: 0,
                 flushing: vec![false; place.segments as usize],
                 flushes_in_flight: 0,
-                max_flushes: cfg.dies().max(1),
+                max_flushes: match cfg.map.flush_slots {
+                    0 => cfg.dies().max(1),
+                    n => n,
+                },
                 gc_waiting: vec![false; cfg.dies() as usize],
                 gc_in_flight: 0,
                 host_in_flight: 0,
