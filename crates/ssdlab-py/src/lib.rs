@@ -506,7 +506,7 @@ impl PySession {
 /// Serve the device over NBD until SIGINT/SIGTERM (GIL released); returns JSON text
 /// `{"serve": lateness and counts, "report": the drive's report}`.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn serve(
     py: Python<'_>,
@@ -521,6 +521,8 @@ fn serve(
     time_scale: f64,
     backing: Option<String>,
     late_tolerance_ns: u64,
+    reply_bytes_per_client: u64,
+    reply_bytes_total: u64,
 ) -> PyResult<String> {
     guard("serve", || {
         use ssdlab_serve::{Listen, ServeError, ServeOptions};
@@ -542,6 +544,8 @@ fn serve(
             time_scale,
             backing,
             late_tolerance_ns,
+            client_reply_bytes: reply_bytes_per_client,
+            total_reply_bytes: reply_bytes_total,
         };
         let label = dev.name.clone();
         let run_opts = ssdlab_core::RunOptions {
