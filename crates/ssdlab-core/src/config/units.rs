@@ -182,6 +182,34 @@ pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
     Ok(n * mult)
 }
 
+/// The slowest bandwidth a config may give (1 MB/s: 8 Mb/s); every transfer time is
+/// bytes over a bandwidth, so 0 (or near it) would make a run of simulated years.
+pub const MIN_BYTES_PER_S: f64 = 1e6;
+/// The fastest (10 TB/s: 80 Tb/s); beyond it transfers would take no time at all.
+pub const MAX_BYTES_PER_S: f64 = 1e13;
+
+/// Check a bandwidth field (bytes/s) against MIN_BYTES_PER_S..=MAX_BYTES_PER_S;
+/// `bits`: say it in bits per second, as network line rates are written.
+pub fn check_bandwidth(field: &str, bytes_per_s: f64, bits: bool) -> Result<(), String> {
+    if (MIN_BYTES_PER_S..=MAX_BYTES_PER_S).contains(&bytes_per_s) {
+        return Ok(());
+    }
+    let (shown, range) = if bits {
+        (
+            format!("{}Gb/s", bytes_per_s * 8.0 / 1e9),
+            "8Mb/s to 80Tb/s (1MB/s to 10TB/s)",
+        )
+    } else {
+        (format!("{}MB/s", bytes_per_s / 1e6), "1MB/s to 10TB/s")
+    };
+    Err(format!(
+        "{field}: {shown} is out of range (allowed: {range}): a transfer takes its bytes over the rate"
+    ))
+}
+
+/// The slowest and fastest NAND channel rates, MT/s.
+pub const CHANNEL_MTS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=100_000.0;
+
 /// Parse a transfer rate in mega-transfers per second ("800MT/s").
 pub fn parse_mts(s: &str) -> Result<f64, String> {
     let (n, unit) = split_number(s)
