@@ -234,3 +234,28 @@ def test_reuse_prep_gives_the_same_report():
     assert same(fresh, first) and same(fresh, again)
     # Another seed is another prepared drive, not the cached one.
     assert not same(fresh, other)
+
+
+@pytest.mark.parametrize("value", [2**64, 2**200, -1, "4096", 4096.0, True])
+def test_core_byte_counts_beyond_64_bits_are_config_errors(value):
+    # Issue 31: _core.Session.max_io_bytes and _core.run(max_memory=) raised
+    # OverflowError (or TypeError) for a Python int of 2^64 or more.
+    from ssdlab import _core
+
+    s = _core.Session("preset", "tiny-test", "tiny-test", [], "fresh", 1)
+    allowed = r"is not allowed \(a number of bytes from 0 to 2\^64-1\)"
+    with pytest.raises(ssdlab.ConfigError, match=r"max_io_bytes: .* " + allowed):
+        s.max_io_bytes = value
+    s.max_io_bytes = 8192  # still usable
+    assert s.max_io_bytes == 8192
+    with pytest.raises(ssdlab.ConfigError, match=r"max_memory: .* is not allowed"):
+        _core.run("preset", "tiny-test", "tiny-test", [], '{"number_ios": 10}', [], "fresh", 1,
+                  max_memory=value)  # fmt: skip
+
+
+def test_core_max_io_bytes_not_a_multiple_of_512_is_a_config_error():
+    from ssdlab import _core
+
+    s = _core.Session("preset", "tiny-test", "tiny-test", [], "fresh", 1)
+    with pytest.raises(ssdlab.ConfigError, match="max_io_bytes: 1000 must be a positive multiple"):
+        s.max_io_bytes = 1000

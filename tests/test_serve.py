@@ -251,6 +251,8 @@ def test_tcp_port_on_localhost(tmp_path):
         (["--port", "70000"], "--port: 70000 is not a TCP port"),
         (["--backing", "/nonexistent/dir/f"], "--backing /nonexistent/dir/f: cannot open"),
         (["--state", "fresh", "--set", "nand.t_read=fast"], "nand.t_read"),
+        (["--reply-bytes-per-client", "4K"], "--reply-bytes-per-client: 4096 bytes is too small"),
+        (["--reply-bytes-total", "2^64"], "--reply-bytes-total: '2^64' is not a size"),
     ],
 )
 def test_bad_options_are_refused(tmp_path, capsys, args, needle):
@@ -265,6 +267,90 @@ def test_a_path_that_is_not_a_socket_is_refused(tmp_path, capsys):
     f.write_text("x")
     assert cli.main(["serve", "tiny-test", "--state", "fresh", "--socket", str(f)]) == 2
     assert "exists and is not a socket" in capsys.readouterr().err
+
+
+def _status_kib(pid: int, key: str) -> int:
+    """A line of /proc/PID/status, in KiB (VmRSS: now; VmHWM: the peak so far)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {key} in /proc/{pid}/status")
+
+
+def _served(c: Client, at: int) -> None:
+    data = os.urandom(65536)
+    assert c.call(CMD_WRITE, at, len(data), data) == (0, b"")
+    assert c.call(CMD_READ, at, len(data)) == (0, data)
+
+
+def test_a_client_that_never_reads_its_replies_is_held_back_and_others_are_served(tmp_path):
+    # Issue 31: 24 MiB reads pipelined by a client that never reads the replies grew the
+    # server by the whole of them (2.9 GB for 120) until it aborted. Now it holds at most
+    # its 64 MiB of queued replies (two such reads), is then not read at all, and a
+    # second client, reads of 24 MiB included, is served meanwhile.
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    big = 24 << 20  # tiny-test's whole capacity
+    try:
+        good = Client(srv.sock)
+        _served(good, 0)
+        good.send(CMD_READ, 0, big)
+        assert good.reply()[1] == 0
+        base_kib = _status_kib(srv.proc.pid, "VmRSS")
+        hostile = Client(srv.sock)
+        for _ in range(40):  # 960 MiB of replies asked for
+            hostile.send(CMD_READ, 0, big)
+        time.sleep(1.0)  # 40 reads take 0.3 s on the model
+        for i in range(3):
+            _served(good, (i + 1) << 20)
+            good.send(CMD_READ, 0, big)
+            assert good.reply()[1] == 0
+        grown_mib = (_status_kib(srv.proc.pid, "VmHWM") - base_kib) / 1024
+        # The hostile client starts reading: every one of its replies comes, in order.
+        for _ in range(40):
+            assert hostile.reply()[1] == 0
+    finally:
+        stats, _ = srv.stop()
+    s = stats["serve"]
+    print(f"server grew by {grown_mib:.0f} MiB; serve stats {s}")
+    assert grown_mib < 200, grown_mib
+    assert s["reply_bytes_per_client"] == 64 << 20 and s["reply_bytes_total"] == 256 << 20
+    assert s["held_requests"] >= 1
+    assert s["queued_reply_bytes_peak"] <= (64 << 20) + big + 32, s
+    assert s["requests"]["read"] == 48 and s["error_replies"] == 0
+
+
+def test_option_replies_a_client_never_reads_are_bounded(tmp_path):
+    # 2 M NBD_OPT_LIST sent without reading a reply: the server stops reading options
+    # once 1 MiB of replies waits (the client's send then blocks), instead of queueing
+    # 88 MB of replies.
+    srv = Server(tmp_path, "tiny-test", "--state", "fresh")
+    try:
+        good = Client(srv.sock)
+        _served(good, 0)
+        base_kib = _status_kib(srv.proc.pid, "VmRSS")
+        flood = socket.socket(socket.AF_UNIX)
+        flood.connect(srv.sock)
+        flood.recv(18)
+        flood.sendall(struct.pack(">I", 3))
+        opts = struct.pack(">QII", IHAVEOPT, 3, 0) * (1 << 16)  # NBD_OPT_LIST, no data
+        flood.settimeout(5.0)
+        sent = 0
+        try:
+            for _ in range(32):
+                flood.sendall(opts)
+                sent += 1 << 16
+        except TimeoutError:
+            pass  # the server stopped reading: back-pressure
+        _served(good, 1 << 20)
+        grown_mib = (_status_kib(srv.proc.pid, "VmHWM") - base_kib) / 1024
+        flood.close()
+        _served(good, 2 << 20)
+    finally:
+        srv.stop()
+    print(f"{sent} options sent; server grew by {grown_mib:.0f} MiB")
+    assert grown_mib < 40, grown_mib
+    assert sent < 1 << 21
 
 
 def _fio(jobfile, *extra) -> dict:

@@ -235,6 +235,9 @@ def _range(path: str, sources: str) -> str:
     found = []
     if re.search(rf'pos\([^;]*"{re.escape(path)}"\)', sources):
         found.append("> 0")
+    # rates checked by `check_bandwidth("path", value, bits)` (config/units.rs)
+    if re.search(rf'check_bandwidth\(\s*"{re.escape(path)}"', sources):
+        found.append("1MB/s to 10TB/s")
     # upper bounds checked by `range(value, "path", max, "what")` in validate()
     bound = rf'range\([^;]*?"{re.escape(path)}",\s*[^,]+,\s*"([^"]*)",?\s*\)'
     for what in re.findall(bound, sources):

@@ -15,6 +15,10 @@ import sys
 
 from ssdlab import _core, api
 
+# Queued reply bytes allowed, per client and in all (the server's defaults).
+REPLY_BYTES_PER_CLIENT = 64 << 20
+REPLY_BYTES_TOTAL = 256 << 20
+
 
 def serve(
     device: api.DeviceLike = api.DEFAULT_DEVICE,
@@ -27,10 +31,14 @@ def serve(
     time_scale: float = 1.0,
     backing: str | None = None,
     late_tolerance_us: float = 20.0,
+    reply_bytes_per_client: int = REPLY_BYTES_PER_CLIENT,
+    reply_bytes_total: int = REPLY_BYTES_TOTAL,
 ) -> dict:
     """Serve ``device`` over NBD until SIGINT/SIGTERM; returns ``{"serve", "report"}``.
 
     ``socket`` (a Unix socket path) or ``port`` (TCP on 127.0.0.1; default 10809).
+    ``reply_bytes_per_client`` and ``reply_bytes_total`` bound the reply bytes queued
+    for one client and for all (docs/reliability.md, "What a serve client can do").
     """
     kind, text, origin = api._device_args(device)
     if socket is not None and port is not None:
@@ -45,6 +53,14 @@ def serve(
         raise api.ConfigError(f"--late-us: {late_tolerance_us} must be >= 0")
     if not isinstance(seed, int) or seed < 0:
         raise api.ConfigError(f"seed: '{seed}' must be a non-negative integer")
+    for name, v in [
+        ("reply_bytes_per_client", reply_bytes_per_client),
+        ("reply_bytes_total", reply_bytes_total),
+    ]:
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 << 20 <= v < 1 << 64:
+            raise api.ConfigError(
+                f"{name}: '{v}' is not allowed (a number of bytes from 1 MiB to 2^64-1)"
+            )
     out = _core.serve(
         kind,
         text,
@@ -57,13 +73,21 @@ def serve(
         time_scale=float(time_scale),
         backing=backing,
         late_tolerance_ns=round(late_tolerance_us * 1000),
+        reply_bytes_per_client=reply_bytes_per_client,
+        reply_bytes_total=reply_bytes_total,
     )
     return json.loads(out)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ssdlab.cli import write_atomically
+    from ssdlab.cli import UsageError, write_atomically
+    from ssdlab.probe.cli import parse_size
 
+    per_client = parse_size(args.reply_bytes_per_client, "--reply-bytes-per-client")
+    total = parse_size(args.reply_bytes_total, "--reply-bytes-total")
+    for flag, v in [("--reply-bytes-per-client", per_client), ("--reply-bytes-total", total)]:
+        if v < 1 << 20:
+            raise UsageError(f"{flag}: {v} bytes is too small (at least 1M)")
     try:
         result = serve(
             args.device,
@@ -75,6 +99,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             time_scale=args.time_scale,
             backing=args.backing,
             late_tolerance_us=args.late_us,
+            reply_bytes_per_client=per_client,
+            reply_bytes_total=total,
         )
     except RuntimeError as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
@@ -130,5 +156,18 @@ def register(sub) -> None:
         default=20.0,
         metavar="US",
         help="a reply sent more than this after its due time is late (default 20)",
+    )
+    p.add_argument(
+        "--reply-bytes-per-client",
+        default="64M",
+        metavar="SIZE",
+        help="reply bytes one client may have queued before its requests wait unread "
+        "(default 64M; at least 1M)",
+    )
+    p.add_argument(
+        "--reply-bytes-total",
+        default="256M",
+        metavar="SIZE",
+        help="reply bytes all clients may have queued (default 256M; at least 1M)",
     )
     p.set_defaults(func=cmd_serve)

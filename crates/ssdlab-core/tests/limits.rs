@@ -74,6 +74,50 @@ fn workload_times_beyond_a_century_are_refused() {
 }
 
 #[test]
+fn rates_of_zero_or_near_it_are_refused_wherever_a_rate_divides() {
+    // Issue 31: a zero rate made every transfer take "forever" (427 simulated days).
+    for (set, want) in [
+        (
+            "host.lane_bandwidth=0GB/s",
+            "host.lane_bandwidth: 0MB/s is out of range (allowed: 1MB/s to 10TB/s",
+        ),
+        (
+            "host.lane_bandwidth=1KB/s",
+            "host.lane_bandwidth: 0.001MB/s is out of range",
+        ),
+        (
+            "dram.bandwidth=0GB/s",
+            "dram.bandwidth: 0MB/s is out of range (allowed: 1MB/s to 10TB/s",
+        ),
+        (
+            "dram.bandwidth=20000GB/s",
+            "dram.bandwidth: 20000000MB/s is out of range",
+        ),
+        (
+            "nand.channel_rate=0MT/s",
+            "nand.channel_rate: 0MT/s is out of range (allowed: 1MT/s to 100000MT/s",
+        ),
+        (
+            "nand.channel_rate=0.01MT/s",
+            "nand.channel_rate: 0.01MT/s is out of range",
+        ),
+    ] {
+        let e = preset_err("tiny-test", &[set]);
+        assert!(e.contains(want), "{set}: {e}");
+    }
+    // The bounds themselves are allowed.
+    let o: Vec<String> = [
+        "host.lane_bandwidth=1MB/s",
+        "dram.bandwidth=10000GB/s",
+        "nand.channel_rate=1MT/s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
+}
+
+#[test]
 fn a_queue_of_one_entry_is_the_inputs_fault() {
     let e = preset_err("tiny-test", &["host.queue_entries=1"]);
     assert!(e.contains("host.queue_entries: 1 is out of range"), "{e}");

@@ -221,6 +221,38 @@ fn system_files_give_clear_errors() {
             .contains("not a fabric preset")
     );
     assert!(bad("[[drive]]\ndevice = \"tiny-test\"\ncount = 0").contains("count"));
+    // Issue 31: `hosts = []` went to the first host; a zero line rate ran for 427
+    // simulated days.
+    let e =
+        bad("[[host]]\nname = \"a\"\n[[drive]]\nname = \"d\"\ndevice = \"tiny-test\"\nhosts = []");
+    assert!(
+        e.contains("drive[0] ('d').hosts: [] names no host (name at least one [[host]]: a;"),
+        "{e}"
+    );
+    for (rate, shown) in [
+        ("0Gb/s", "0Gb/s"),
+        ("1kB/s", "0.000008Gb/s"),
+        ("100000Gb/s", "100000Gb/s"),
+    ] {
+        let host = format!(
+            "[[host]]\nname = \"h\"\nport_rate = \"{rate}\"\n[[drive]]\ndevice = \"tiny-test\""
+        );
+        let e = bad(&host);
+        assert!(
+            e.contains(&format!(
+                "host[0].port_rate: {shown} is out of range (allowed: 8Mb/s to 80Tb/s"
+            )),
+            "{e}"
+        );
+        let target = FABRIC.replace("\"100Gb/s\"", &format!("\"{rate}\""));
+        let e = bad(&format!(
+            "{target}\n[[drive]]\ndevice = \"tiny-test\"\ntarget = \"tgt\""
+        ));
+        assert!(
+            e.contains(&format!("target[0].port_rate: {shown} is out of range")),
+            "{e}"
+        );
+    }
 }
 
 #[test]
@@ -364,12 +396,11 @@ host = "a"
         iops > 1e6 / 3.72 * 0.9,
         "{iops} IOPS: the core should be the bottleneck"
     );
-    assert!(
-        limited.json["targets"][0]["cpu_utilization"]
-            .as_f64()
-            .unwrap()
-            > 0.95
-    );
+    let cpu = limited.json["targets"][0]["cpu_utilization"]
+        .as_f64()
+        .unwrap();
+    // Issue 31: busy time is what was spent within the run, so at most 1.
+    assert!(cpu > 0.95 && cpu <= 1.0, "target CPU utilisation {cpu}");
     let remote = f(&run_with(16), &["read", "iops"]);
     let local_text =
         "[[host]]\nname = \"a\"\n[[drive]]\ndevice = \"tiny-test\"\ncount = 4\nhost = \"a\"";

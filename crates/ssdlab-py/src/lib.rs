@@ -138,6 +138,35 @@ fn cfg_err(e: config::ConfigError) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
 
+/// A whole number of bytes from Python: any `int` 0 to 2^64-1 (not a bool); anything
+/// else (2^64 and beyond, negative, another type) a ConfigError naming `field`, not
+/// pyo3's OverflowError or TypeError.
+fn bytes_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<u64> {
+    let n = if v.is_instance_of::<pyo3::types::PyBool>() {
+        None
+    } else {
+        v.extract::<u64>().ok()
+    };
+    n.ok_or_else(|| {
+        let shown = v
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "the value".into());
+        let n = shown.chars().count();
+        let shown = if n > 80 {
+            format!(
+                "{}… ({n} chars)",
+                shown.chars().take(80).collect::<String>()
+            )
+        } else {
+            shown
+        };
+        ConfigError::new_err(format!(
+            "{field}: {shown} is not allowed (a number of bytes from 0 to 2^64-1)"
+        ))
+    })
+}
+
 /// A progress bar on stderr, shown only once a run has taken more than a second.
 struct Progress {
     start: Instant,
@@ -175,7 +204,7 @@ impl Progress {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=0))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -190,9 +219,13 @@ fn run(
     verify: bool,
     progress: bool,
     reuse_prep: bool,
-    max_memory: u64,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     guard("run", || {
+        let max_memory = match &max_memory {
+            Some(v) => bytes_arg(v, "max_memory")?,
+            None => 0,
+        };
         let spec = spec(device_kind, device_text, device_origin)?;
         let signals = Signals::new();
         let sig = signals.clone();
@@ -443,10 +476,11 @@ impl PySession {
     }
 
     #[setter]
-    fn set_max_io_bytes(&mut self, v: u64) -> PyResult<()> {
+    fn set_max_io_bytes(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = bytes_arg(v, "max_io_bytes")?;
         self.call("max_io_bytes", |s| {
             if v == 0 || !v.is_multiple_of(512) {
-                return Err(req_err(format!(
+                return Err(ConfigError::new_err(format!(
                     "max_io_bytes: {v} must be a positive multiple of 512"
                 )));
             }
@@ -506,7 +540,7 @@ impl PySession {
 /// Serve the device over NBD until SIGINT/SIGTERM (GIL released); returns JSON text
 /// `{"serve": lateness and counts, "report": the drive's report}`.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn serve(
     py: Python<'_>,
@@ -521,6 +555,8 @@ fn serve(
     time_scale: f64,
     backing: Option<String>,
     late_tolerance_ns: u64,
+    reply_bytes_per_client: u64,
+    reply_bytes_total: u64,
 ) -> PyResult<String> {
     guard("serve", || {
         use ssdlab_serve::{Listen, ServeError, ServeOptions};
@@ -542,6 +578,8 @@ fn serve(
             time_scale,
             backing,
             late_tolerance_ns,
+            client_reply_bytes: reply_bytes_per_client,
+            total_reply_bytes: reply_bytes_total,
         };
         let label = dev.name.clone();
         let run_opts = ssdlab_core::RunOptions {

@@ -14,20 +14,23 @@
 //! `late_tolerance_ns` after its due time counts as late. A flush and a write with
 //! NBD_CMD_FLAG_FUA complete once the data is on NAND in simulated time (the
 //! session's NVMe Flush, `ssdlab_core::AsyncSession::submit_flush`).
+//!
+//! Back-pressure: the reply bytes a client has queued (unsent, and those of its
+//! requests in the model) are bounded per client and in all; a request that does not
+//! fit is held and its client not read until replies drain (docs/reliability.md).
 
 mod nbd;
+mod net;
 mod signals;
 mod store;
 
 use nbd::{Proto, Request};
+use net::{bind, wait, Listener, Stream};
 use serde_json::{json, Value};
 use ssdlab_core::workload::OpKind;
 use ssdlab_core::AsyncSession;
 use std::collections::HashMap;
-use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::os::unix::io::{AsRawFd, RawFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 use store::Store;
 
@@ -76,7 +79,20 @@ pub struct ServeOptions {
     pub time_scale: f64,
     pub backing: Option<String>,
     pub late_tolerance_ns: u64,
+    /// Reply bytes one client may have queued (replies not yet sent, and the replies
+    /// of its requests in the model); past it, its requests wait unread.
+    pub client_reply_bytes: u64,
+    /// Reply bytes all clients together may have queued.
+    pub total_reply_bytes: u64,
 }
+
+/// Default `ServeOptions::client_reply_bytes`: two 24 MiB reads, or 16,384 of 4 KiB.
+pub const DEFAULT_CLIENT_REPLY_BYTES: u64 = 64 << 20;
+/// Default `ServeOptions::total_reply_bytes`.
+pub const DEFAULT_TOTAL_REPLY_BYTES: u64 = 256 << 20;
+/// A client's received and unparsed bytes are not read beyond this: one whole
+/// request of the largest size, and some.
+const MAX_INPUT_BYTES: usize = nbd::MAX_REQUEST_BYTES as usize + (1 << 20);
 
 /// Why the server stopped with an error: bad options, or a model error.
 #[derive(Debug)]
@@ -85,38 +101,40 @@ pub enum ServeError {
     Model(String),
 }
 
-enum Stream {
-    Unix(UnixStream),
-    Tcp(TcpStream),
+impl Conn {
+    /// Reply bytes this client has queued or will have once its requests complete.
+    fn queued(&self) -> u64 {
+        self.proto.pending().len() as u64 + self.reserved
+    }
+
+    /// Read from the socket? Not while a request is held, option replies pile up, or a
+    /// whole request is already buffered.
+    fn wants_input(&self) -> bool {
+        self.held.is_none()
+            && self.proto.wants_input()
+            && self.proto.buffered_input() < MAX_INPUT_BYTES
+    }
 }
 
-impl Stream {
-    fn fd(&self) -> RawFd {
-        match self {
-            Stream::Unix(s) => s.as_raw_fd(),
-            Stream::Tcp(s) => s.as_raw_fd(),
+/// Bytes of the reply to `r` (a read's data included, error or not).
+fn reply_bytes(r: &Request) -> u64 {
+    nbd::REPLY_HEADER_BYTES
+        + if r.kind == nbd::CMD_READ {
+            r.len as u64
+        } else {
+            0
         }
-    }
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Unix(s) => s.read(buf),
-            Stream::Tcp(s) => s.read(buf),
-        }
-    }
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Unix(s) => s.write(buf),
-            Stream::Tcp(s) => s.write(buf),
-        }
-    }
 }
 
 struct Conn {
     stream: Stream,
     proto: Proto,
-    /// Bytes of `proto.out` already sent.
-    sent: usize,
     outstanding: u32,
+    /// Reply bytes of this client's requests in the model (header and read data).
+    reserved: u64,
+    /// A request parsed but not admitted (its reply would exceed a bound): until it
+    /// is, nothing more is read from this client.
+    held: Option<Request>,
     /// The peer went away or broke the protocol: drop it.
     dead: bool,
 }
@@ -128,6 +146,18 @@ struct InFlight {
     kind: u16,
     offset: u64,
     len: u32,
+    /// Reply bytes reserved for it (`Conn::reserved`).
+    reply_bytes: u64,
+}
+
+/// Queued reply bytes: the bounds, the peak, and how often clients were held back.
+#[derive(Default)]
+struct ReplyBudget {
+    client_bytes: u64,
+    total_bytes: u64,
+    peak_bytes: u64,
+    /// Requests that had to wait for room.
+    held_requests: u64,
 }
 
 #[derive(Default)]
@@ -187,97 +217,6 @@ impl Clock {
     }
 }
 
-enum Listener {
-    Unix(UnixListener, String),
-    Tcp(TcpListener),
-}
-
-fn bind(listen: &Listen) -> Result<(Listener, String), ServeError> {
-    let usage = ServeError::Usage;
-    match listen {
-        Listen::Unix(path) => {
-            let p = std::path::Path::new(path);
-            if p.exists() {
-                use std::os::unix::fs::FileTypeExt;
-                let is_socket = std::fs::metadata(p).is_ok_and(|m| m.file_type().is_socket());
-                if !is_socket {
-                    return Err(usage(format!(
-                        "--socket {path}: exists and is not a socket"
-                    )));
-                }
-                if UnixStream::connect(p).is_ok() {
-                    return Err(usage(format!(
-                        "--socket {path}: another server is listening there"
-                    )));
-                }
-                let _ = std::fs::remove_file(p); // a stale socket
-            }
-            let l = UnixListener::bind(p)
-                .map_err(|e| usage(format!("--socket {path}: cannot listen: {e}")))?;
-            l.set_nonblocking(true)
-                .map_err(|e| usage(format!("--socket {path}: {e}")))?;
-            Ok((
-                Listener::Unix(l, path.clone()),
-                format!("nbd+unix:///?socket={path}"),
-            ))
-        }
-        Listen::Tcp(port) => {
-            let l = TcpListener::bind(("127.0.0.1", *port))
-                .map_err(|e| usage(format!("--port {port}: cannot listen on 127.0.0.1: {e}")))?;
-            l.set_nonblocking(true)
-                .map_err(|e| usage(format!("--port {port}: {e}")))?;
-            let actual = l.local_addr().map(|a| a.port()).unwrap_or(*port);
-            Ok((Listener::Tcp(l), format!("nbd://127.0.0.1:{actual}")))
-        }
-    }
-}
-
-impl Listener {
-    fn fd(&self) -> RawFd {
-        match self {
-            Listener::Unix(l, _) => l.as_raw_fd(),
-            Listener::Tcp(l) => l.as_raw_fd(),
-        }
-    }
-    fn accept(&self) -> Option<Stream> {
-        let s = match self {
-            Listener::Unix(l, _) => l.accept().ok().map(|(s, _)| Stream::Unix(s)),
-            Listener::Tcp(l) => l.accept().ok().map(|(s, _)| {
-                let _ = s.set_nodelay(true);
-                Stream::Tcp(s)
-            }),
-        }?;
-        let ok = match &s {
-            Stream::Unix(u) => u.set_nonblocking(true),
-            Stream::Tcp(t) => t.set_nonblocking(true),
-        };
-        ok.ok().map(|_| s)
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        if let Listener::Unix(_, path) = self {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
-/// Wait until a descriptor is ready or `timeout` passes (None: no limit); a signal
-/// ends the wait early. Returns ppoll's result (0: the time ran out).
-fn wait(fds: &mut [libc::pollfd], timeout: Option<Duration>, mask: *const libc::sigset_t) -> i32 {
-    let ts = timeout.map(|d| libc::timespec {
-        tv_sec: d.as_secs() as libc::time_t,
-        tv_nsec: d.subsec_nanos() as libc::c_long,
-    });
-    let tp = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `fds` is a valid slice of pollfd; a null timespec means no limit; `mask`
-    // points to a live sigset_t.
-    unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, tp, mask) }
-}
-
 struct Server {
     sess: AsyncSession,
     store: Store,
@@ -292,24 +231,48 @@ struct Server {
     fua_writes: u64,
     errors: u64,
     connections: u64,
+    budget: ReplyBudget,
 }
 
 impl Server {
-    /// Take the requests each connection has received; submit them to the model now.
+    /// Take the requests each connection has received; submit them to the model now,
+    /// as long as their replies fit the client's and the server's bounds. A request
+    /// that does not fit is held (and its client not read) until replies drain; one
+    /// always fits a client with nothing queued, or a server with nothing queued.
     fn take_requests(&mut self) {
-        let ids: Vec<u64> = self.conns.keys().copied().collect();
+        let mut total: u64 = self.conns.values().map(Conn::queued).sum();
+        let mut ids: Vec<u64> = self.conns.keys().copied().collect();
+        ids.sort_unstable(); // the oldest client first, every time
         for cid in ids {
             loop {
                 let c = self.conns.get_mut(&cid).expect("a connection");
-                match c.proto.next_request() {
-                    Ok(Some(r)) => self.request(cid, r),
-                    Ok(None) => break,
-                    Err(e) => {
-                        eprintln!("ssdlab serve: connection {cid}: {e}; closing it");
-                        c.dead = true;
-                        break;
-                    }
+                if c.dead {
+                    break;
                 }
+                let (r, again) = match c.held.take() {
+                    Some(r) => (r, true),
+                    None => match c.proto.next_request() {
+                        Ok(Some(r)) => (r, false),
+                        Ok(None) => break,
+                        Err(e) => {
+                            eprintln!("ssdlab serve: connection {cid}: {e}; closing it");
+                            c.dead = true;
+                            break;
+                        }
+                    },
+                };
+                let (need, mine) = (reply_bytes(&r), c.queued());
+                let fits_client = mine == 0 || mine + need <= self.budget.client_bytes;
+                let fits_total = total == 0 || total + need <= self.budget.total_bytes;
+                if !(fits_client && fits_total) {
+                    c.held = Some(r);
+                    self.budget.held_requests += u64::from(!again);
+                    break;
+                }
+                self.request(cid, r);
+                let after = self.conns.get(&cid).map_or(mine, Conn::queued);
+                total = (total + after).saturating_sub(mine);
+                self.budget.peak_bytes = self.budget.peak_bytes.max(total);
             }
         }
     }
@@ -389,7 +352,9 @@ impl Server {
                 return;
             }
         };
+        let reply_bytes = reply_bytes(&r);
         c.outstanding += 1;
+        c.reserved += reply_bytes;
         self.inflight.insert(
             id,
             InFlight {
@@ -398,6 +363,7 @@ impl Server {
                 kind: r.kind,
                 offset: r.offset,
                 len: r.len,
+                reply_bytes,
             },
         );
     }
@@ -418,12 +384,16 @@ impl Server {
             return; // the client has gone
         };
         c.outstanding -= 1;
+        c.reserved -= f.reply_bytes;
         if f.kind != nbd::CMD_READ {
             c.proto.reply(f.cookie, 0, &[]);
             return;
         }
         c.proto.reply_header(f.cookie);
         let start = c.proto.out.len();
+        if f.len >= 1 << 16 {
+            c.proto.out.reserve_exact(f.len as usize); // not doubled: the bound is on bytes
+        }
         c.proto.out.resize(start + f.len as usize, 0);
         if let Err(e) = self.store.read(f.offset, &mut c.proto.out[start..]) {
             eprintln!("ssdlab serve: reading {} bytes at {}: {e}", f.len, f.offset);
@@ -434,23 +404,23 @@ impl Server {
 
     fn send(&mut self) {
         for c in self.conns.values_mut() {
-            while c.sent < c.proto.out.len() && !c.dead {
-                match c.stream.write(&c.proto.out[c.sent..]) {
+            while !c.proto.pending().is_empty() && !c.dead {
+                match c.stream.write(c.proto.pending()) {
                     Ok(0) => c.dead = true,
-                    Ok(n) => c.sent += n,
+                    Ok(n) => c.proto.consumed(n),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == ErrorKind::Interrupted => {}
                     Err(_) => c.dead = true,
                 }
             }
-            if c.sent == c.proto.out.len() {
-                c.proto.out.clear();
-                c.sent = 0;
-            }
         }
         let inflight = &mut self.inflight;
         self.conns.retain(|cid, c| {
-            let done = c.dead || (c.proto.closed() && c.outstanding == 0 && c.proto.out.is_empty());
+            let done = c.dead
+                || (c.proto.closed()
+                    && c.outstanding == 0
+                    && c.held.is_none()
+                    && c.proto.pending().is_empty());
             if done {
                 inflight.retain(|_, f| f.conn != *cid);
             }
@@ -462,6 +432,9 @@ impl Server {
         let c = self.conns.get_mut(&cid).expect("a connection");
         // Bounded per wake-up so one busy client cannot hold the loop.
         for _ in 0..16 {
+            if !c.wants_input() {
+                return;
+            }
             match c.stream.read(buf) {
                 Ok(0) => {
                     c.dead = true;
@@ -503,6 +476,11 @@ impl Server {
         s["sim_time_ns"] = json!(self.sess.now_ns());
         s["replies_per_wall_s"] = json!(self.late.per_wall_s(wall_s));
         s["stored_bytes_in_memory"] = json!(self.store.memory_bytes());
+        let b = &self.budget;
+        s["reply_bytes_per_client"] = json!(b.client_bytes);
+        s["reply_bytes_total"] = json!(b.total_bytes);
+        s["queued_reply_bytes_peak"] = json!(b.peak_bytes);
+        s["held_requests"] = json!(b.held_requests);
         s
     }
 
@@ -530,6 +508,16 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
             "--time-scale {}: must be a number > 0 (10 = ten times slower than the drive)",
             opts.time_scale
         )));
+    }
+    for (name, v) in [
+        ("--reply-bytes-per-client", opts.client_reply_bytes),
+        ("--reply-bytes-total", opts.total_reply_bytes),
+    ] {
+        if v < 1 << 20 {
+            return Err(ServeError::Usage(format!(
+                "{name} {v}: too small (at least 1 MiB, 1048576 bytes)"
+            )));
+        }
     }
     let store = match &opts.backing {
         Some(p) => Store::file(p, sess.capacity_bytes()).map_err(ServeError::Usage)?,
@@ -565,6 +553,11 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
         fua_writes: 0,
         errors: 0,
         connections: 0,
+        budget: ReplyBudget {
+            client_bytes: opts.client_reply_bytes,
+            total_bytes: opts.total_reply_bytes,
+            ..ReplyBudget::default()
+        },
     };
     let result = run_loop(&mut srv, &listener, &handlers);
     if old_slack > 0 {
@@ -602,6 +595,8 @@ fn run_loop(
             let due = srv.clock.wall_of(c.done_ns);
             srv.complete(c.id, due, now);
         }
+        // Send first: what drains makes room for requests held back.
+        srv.send();
         srv.take_requests();
         srv.send();
         let timeout = if srv.sess.has_completions() {
@@ -623,8 +618,9 @@ fn run_loop(
             revents: 0,
         });
         for (id, c) in &srv.conns {
-            let mut events = libc::POLLIN;
-            if !c.proto.out.is_empty() {
+            // A client held back is not read (back-pressure), only written to.
+            let mut events = if c.wants_input() { libc::POLLIN } else { 0 };
+            if !c.proto.pending().is_empty() {
                 events |= libc::POLLOUT;
             }
             fds.push(libc::pollfd {
@@ -651,8 +647,9 @@ fn run_loop(
                     Conn {
                         stream: s,
                         proto,
-                        sent: 0,
                         outstanding: 0,
+                        reserved: 0,
+                        held: None,
                         dead: false,
                     },
                 );
@@ -660,7 +657,10 @@ fn run_loop(
         }
         for (i, id) in order.iter().enumerate() {
             let r = fds[i + 1].revents;
-            if r & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+            if r & (libc::POLLHUP | libc::POLLERR) != 0 && !srv.conns[id].wants_input() {
+                // Gone while held back: nothing it asked for can reach it.
+                srv.conns.get_mut(id).expect("a connection").dead = true;
+            } else if r & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
                 srv.receive(*id, &mut buf);
             }
         }

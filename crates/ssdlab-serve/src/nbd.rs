@@ -14,6 +14,8 @@ const SIMPLE_REPLY_MAGIC: u32 = 0x6744_6698;
 const FLAG_FIXED_NEWSTYLE: u16 = 1;
 const FLAG_NO_ZEROES: u16 = 2;
 const FLAG_C_NO_ZEROES: u32 = 2;
+/// Buffers larger than this are freed, not kept, once empty.
+const SPARE_BYTES: usize = 1 << 20;
 
 pub const OPT_EXPORT_NAME: u32 = 1;
 pub const OPT_ABORT: u32 = 2;
@@ -52,6 +54,13 @@ pub const ENOTSUP: u32 = 95;
 /// The largest write payload or read length accepted (what common servers allow).
 pub const MAX_REQUEST_BYTES: u32 = 32 << 20;
 const MAX_OPTION_BYTES: u32 = 64 << 10;
+/// Options are not handled while more than this many bytes of option replies wait to
+/// be sent: a client that sends options and never reads the replies is not read.
+pub const MAX_OPTION_REPLY_BYTES: usize = 1 << 20;
+/// A request header.
+pub const REQUEST_HEADER_BYTES: usize = 28;
+/// A simple reply header.
+pub const REPLY_HEADER_BYTES: u64 = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -76,7 +85,9 @@ pub struct Request {
 pub struct Proto {
     inbuf: Vec<u8>,
     pos: usize,
+    /// Replies queued; `out[sent..]` are still to be sent.
     pub out: Vec<u8>,
+    sent: usize,
     phase: Phase,
     no_zeroes: bool,
     export_bytes: u64,
@@ -103,6 +114,7 @@ impl Proto {
             inbuf: Vec::new(),
             pos: 0,
             out,
+            sent: 0,
             phase: Phase::ClientFlags,
             no_zeroes: false,
             export_bytes,
@@ -110,11 +122,53 @@ impl Proto {
     }
 
     pub fn received(&mut self, bytes: &[u8]) {
-        if self.pos > 0 && self.pos == self.inbuf.len() {
-            self.inbuf.clear();
+        // Parsed bytes are dropped once they are at least half the buffer, so a client
+        // that always has a partial request in flight does not grow it without end.
+        if self.pos > 0 && self.pos >= self.inbuf.len() - self.pos {
+            self.inbuf.drain(..self.pos);
             self.pos = 0;
+            if self.inbuf.is_empty() && self.inbuf.capacity() > SPARE_BYTES {
+                self.inbuf = Vec::new();
+            }
         }
         self.inbuf.extend_from_slice(bytes);
+    }
+
+    /// Bytes received and not yet parsed.
+    pub fn buffered_input(&self) -> usize {
+        self.inbuf.len() - self.pos
+    }
+
+    /// Replies queued and not yet sent.
+    pub fn pending(&self) -> &[u8] {
+        &self.out[self.sent..]
+    }
+
+    /// `n` bytes of `pending()` were sent.
+    pub fn consumed(&mut self, n: usize) {
+        self.sent += n;
+        if self.sent == self.out.len() {
+            self.out.clear();
+            self.sent = 0;
+            if self.out.capacity() > SPARE_BYTES {
+                self.out = Vec::new(); // a burst's buffer is not kept for ever
+            }
+        } else if self.sent >= self.out.len() - self.sent {
+            // Sent bytes go once they are half the buffer: a client that reads slowly
+            // but never lets it empty does not keep every byte it was sent.
+            self.out.drain(..self.sent);
+            self.sent = 0;
+        }
+    }
+
+    /// Should more bytes be read from the client? Not once it is closed, nor while
+    /// option replies pile up unread (`MAX_OPTION_REPLY_BYTES`).
+    pub fn wants_input(&self) -> bool {
+        match self.phase {
+            Phase::Closed => false,
+            Phase::ClientFlags | Phase::Options => self.pending().len() <= MAX_OPTION_REPLY_BYTES,
+            Phase::Transmission => true,
+        }
     }
 
     /// The client asked to end, or broke the protocol: send what is queued and close.
@@ -151,6 +205,9 @@ impl Proto {
                     self.phase = Phase::Options;
                 }
                 Phase::Options => {
+                    if self.pending().len() > MAX_OPTION_REPLY_BYTES {
+                        return Ok(None); // until the client reads its replies
+                    }
                     let a = self.avail();
                     if a.len() < 16 {
                         return Ok(None);
@@ -173,7 +230,7 @@ impl Proto {
                 }
                 Phase::Transmission => {
                     let a = self.avail();
-                    if a.len() < 28 {
+                    if a.len() < REQUEST_HEADER_BYTES {
                         return Ok(None);
                     }
                     if be_u32(a) != REQUEST_MAGIC {
@@ -190,11 +247,11 @@ impl Proto {
                         self.phase = Phase::Closed;
                         return Err(format!("write of {len} bytes is over {MAX_REQUEST_BYTES}"));
                     }
-                    if a.len() < 28 + payload {
+                    if a.len() < REQUEST_HEADER_BYTES + payload {
                         return Ok(None);
                     }
-                    let data = a[28..28 + payload].to_vec();
-                    self.pos += 28 + payload;
+                    let data = a[REQUEST_HEADER_BYTES..REQUEST_HEADER_BYTES + payload].to_vec();
+                    self.pos += REQUEST_HEADER_BYTES + payload;
                     if kind == CMD_DISC {
                         self.phase = Phase::Closed;
                     }
@@ -374,6 +431,42 @@ mod tests {
         assert_eq!(rest.len(), 8 + 2 + 124);
         assert_eq!(be_u64(rest), 4096);
         assert!(p.in_transmission());
+    }
+
+    #[test]
+    fn unread_option_replies_stop_the_options_and_buffers_do_not_keep_what_was_sent() {
+        let mut p = Proto::new(4096);
+        p.received(&2u32.to_be_bytes());
+        let flood: Vec<u8> = (0..100_000).flat_map(|_| option(OPT_LIST, &[])).collect();
+        p.received(&flood);
+        assert!(p.next_request().unwrap().is_none());
+        // Stopped just past the bound, with most options left unread.
+        let pending = p.pending().len();
+        assert!(pending > MAX_OPTION_REPLY_BYTES && pending < MAX_OPTION_REPLY_BYTES + 64);
+        assert!(!p.wants_input());
+        assert!(p.buffered_input() > 16 * 50_000);
+        // The client reads its replies: options are handled again.
+        p.consumed(pending);
+        assert!(p.wants_input() && p.pending().is_empty());
+        assert!(p.next_request().unwrap().is_none());
+        assert!(p.pending().len() > MAX_OPTION_REPLY_BYTES);
+        // Half of what is queued sent: the sent half is dropped from the buffer.
+        let before = p.out.len();
+        p.consumed(before / 2 + 1);
+        assert_eq!(p.out.len(), before - (before / 2 + 1));
+        // A stream that always ends in a partial request keeps only what is unparsed.
+        let mut p = Proto::new(4096);
+        p.received(&2u32.to_be_bytes());
+        p.received(&option(OPT_EXPORT_NAME, b""));
+        let req = request(CMD_READ, 1, 0, 512);
+        p.received(&req[..20]);
+        let chunk: Vec<u8> = req[20..].iter().chain(&req[..20]).copied().collect();
+        for _ in 0..10_000 {
+            p.received(&chunk); // the end of one request and the start of the next
+            assert!(p.next_request().unwrap().is_some());
+            assert!(p.next_request().unwrap().is_none());
+        }
+        assert!(p.inbuf.len() < 1000, "{}", p.inbuf.len());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The data behind the export: what was written, so that reads return it. Sparse in
 //! memory (4 KiB pages allocated on first write; unwritten bytes read as zero) or a
-//! backing file (extended, sparse, to the device's capacity). Trims and write-zeroes
+//! backing file (extended, sparse, to the device's capacity; a read-only file is
+//! refused, not served read-only: there is no read-only export). Trims and write-zeroes
 //! zero the range (holes punched in a backing file where the file system allows).
 //! Simplified: no durability ordering; a write is stored when it is received.
 
@@ -21,8 +22,21 @@ impl Store {
         Store::Memory(HashMap::new())
     }
 
-    /// Open (or create) `path`, extending it to `size_bytes` if shorter.
+    /// Open (or create) `path`, extending it to `size_bytes` if shorter. A file without
+    /// write permission is refused (root could open it for writing all the same).
     pub fn file(path: &str, size_bytes: u64) -> Result<Store, String> {
+        if let Ok(m) = std::fs::metadata(path) {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = m.permissions().mode();
+            if m.is_file() && mode & 0o222 == 0 {
+                return Err(format!(
+                    "--backing {path}: the file is read-only (mode {:o}); serve writes what \
+                     clients write there and extends it to the drive's {size_bytes} bytes, so it \
+                     is not opened (make it writable, e.g. chmod u+w, or give another file)",
+                    mode & 0o7777
+                ));
+            }
+        }
         let f = OpenOptions::new()
             .read(true)
             .write(true)
@@ -157,6 +171,22 @@ mod tests {
         let p = path.to_str().unwrap().to_string();
         exercise(Store::file(&p, 1 << 20).unwrap());
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_read_only_file_is_refused_and_left_as_it_was() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = std::env::temp_dir().join(format!("ssdlab-store-ro-{}", std::process::id()));
+        std::fs::write(&path, b"keep").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let p = path.to_str().unwrap().to_string();
+        let e = Store::file(&p, 1 << 20).err().expect("refused");
+        assert!(
+            e.starts_with(&format!("--backing {p}: the file is read-only (mode 444)")),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"keep");
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -524,9 +524,14 @@ impl DeviceConfig {
             ));
         }
         if let Some(b) = h.lane_bandwidth {
-            if b.0 <= 0.0 {
-                errs.push("host.lane_bandwidth: must be > 0".into());
+            if let Err(e) = super::units::check_bandwidth("host.lane_bandwidth", b.0, false) {
+                errs.push(e);
             }
+        }
+        if let Err(e) =
+            super::units::check_bandwidth("dram.bandwidth", self.dram.bandwidth.0, false)
+        {
+            errs.push(e);
         }
         if !(128..=4096).contains(&h.max_payload.bytes())
             || !h.max_payload.bytes().is_power_of_two()
@@ -542,8 +547,11 @@ impl DeviceConfig {
                 h.io_queues
             ));
         }
-        if n.channel_rate.0 <= 0.0 {
-            errs.push("nand.channel_rate: must be > 0".into());
+        if !super::units::CHANNEL_MTS_RANGE.contains(&n.channel_rate.0) {
+            errs.push(format!(
+                "nand.channel_rate: {}MT/s is out of range (allowed: 1MT/s to 100000MT/s): a transfer takes its bytes over the rate",
+                n.channel_rate.0
+            ));
         }
         if n.pages_per_block > 65535 {
             errs.push(format!(

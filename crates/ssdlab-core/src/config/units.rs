@@ -11,6 +11,26 @@
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// A value as an error shows it: quoted, and past 80 characters cut, with its
+/// length (`'99999…' (5,000,002 chars)`), so that an error never echoes megabytes.
+pub fn quoted(s: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    let n = s.chars().count();
+    if n <= MAX_CHARS {
+        return format!("'{s}'");
+    }
+    let head: String = s.chars().take(MAX_CHARS).collect();
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("'{head}…' ({grouped} chars)")
+}
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
@@ -32,7 +52,7 @@ fn exponent_error(s: &str, unit: &str) -> Option<String> {
     rest.trim_start_matches(['+', '-'])
         .starts_with(|c: char| c.is_ascii_digit())
         .then(|| {
-            format!("'{s}': a number with an exponent is not allowed here; write it in full (e.g. \"1000us\" for \"1e3us\", \"1000000B\" for \"1e6B\")")
+            format!("{}: a number with an exponent is not allowed here; write it in full (e.g. \"1000us\" for \"1e3us\", \"1000000B\" for \"1e6B\")", quoted(s))
         })
 }
 
@@ -40,14 +60,17 @@ fn exponent_error(s: &str, unit: &str) -> Option<String> {
 /// (None: a bare number other than 0 is an error).
 fn duration_with_default(s: &str, bare_ns: Option<f64>, max_ns: u64) -> Result<u64, String> {
     let (n, unit) = split_number(s).ok_or_else(|| {
-        format!("'{s}' is not a duration (use e.g. \"50us\", \"3.8ms\", \"500ns\")")
+        format!(
+            "{} is not a duration (use e.g. \"50us\", \"3.8ms\", \"500ns\")",
+            quoted(s)
+        )
     })?;
     let mult = match unit {
         "" if n == 0.0 => 1.0,
         "" => bare_ns.ok_or_else(|| {
             format!(
-                "'{s}' has no unit: a device timing needs one, e.g. \"{s}us\" or \"{s}ns\" \
-                 (allowed: ns, us, ms, s)"
+                "{} has no unit: a device timing needs one (allowed: ns, us, ms, s; e.g. \"50us\")",
+                quoted(s)
             )
         })?,
         "ns" => 1.0,
@@ -58,16 +81,26 @@ fn duration_with_default(s: &str, bare_ns: Option<f64>, max_ns: u64) -> Result<u
         "h" => 3600e9,
         _ => {
             return Err(exponent_error(s, unit).unwrap_or_else(|| {
-                format!("'{s}' has an unknown time unit '{unit}' (allowed: ns, us, ms, s, min, h)")
+                format!(
+                    "{} has an unknown time unit {} (allowed: ns, us, ms, s, min, h)",
+                    quoted(s),
+                    quoted(unit)
+                )
             }))
         }
     };
     let ns = (n * mult).round();
     if !ns.is_finite() || ns > max_ns as f64 {
         return Err(if max_ns == MAX_DEVICE_TIME_NS {
-            format!("'{s}' is longer than the 1h allowed for a device timing")
+            format!(
+                "{} is longer than the 1h allowed for a device timing",
+                quoted(s)
+            )
         } else {
-            format!("'{s}' is too long (at most about 100 years of simulated time)")
+            format!(
+                "{} is too long (at most about 100 years of simulated time)",
+                quoted(s)
+            )
         });
     }
     Ok(ns as u64)
@@ -101,8 +134,9 @@ pub fn parse_usecs_ns(s: &str) -> Result<u64, String> {
 pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
     match split_number(s) {
         Some((n, "")) if n != 0.0 => Err(format!(
-            "'{s}' has no unit: a device size needs one, e.g. \"{s}B\" or \"{s}KiB\" \
-             (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            "{} has no unit: a device size needs one (allowed: B, KiB, MiB, GiB, TiB, KB, MB, \
+             GB, TB; e.g. \"4096B\", \"4KiB\")",
+            quoted(s)
         )),
         _ => parse_bytes(s),
     }
@@ -121,9 +155,17 @@ pub fn decimal_note(bytes: u64) -> &'static str {
 
 /// Parse a size into bytes; a bare number is bytes (fio's convention).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (n, unit) = split_number(s)
-        .ok_or_else(|| format!("'{s}' is not a size (use e.g. \"4KiB\", \"16KiB\", \"512GB\")"))?;
-    let mult: f64 = match unit.trim_end_matches(['B', 'b']).to_ascii_lowercase().as_str() {
+    let (n, unit) = split_number(s).ok_or_else(|| {
+        format!(
+            "{} is not a size (use e.g. \"4KiB\", \"16KiB\", \"512GB\")",
+            quoted(s)
+        )
+    })?;
+    let mult: f64 = match unit
+        .trim_end_matches(['B', 'b'])
+        .to_ascii_lowercase()
+        .as_str()
+    {
         "" => 1.0,
         "k" | "ki" => 1024.0,
         "m" | "mi" => 1024f64.powi(2),
@@ -131,9 +173,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "t" | "ti" => 1024f64.powi(4),
         "p" | "pi" => 1024f64.powi(5),
         _ => {
-            return Err(exponent_error(s, unit).unwrap_or_else(|| format!(
-                "'{s}' has an unknown size unit '{unit}' (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
-            )))
+            return Err(exponent_error(s, unit).unwrap_or_else(|| {
+                format!(
+                "{} has an unknown size unit {} (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            , quoted(s), quoted(unit))
+            }))
         }
     };
     // Decimal units: "KB", "MB", ... (an explicit B after a plain prefix) are powers of ten.
@@ -151,10 +195,13 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     };
     let v = n * mult;
     if v.fract() != 0.0 {
-        return Err(format!("'{s}' is not a whole number of bytes"));
+        return Err(format!("{} is not a whole number of bytes", quoted(s)));
     }
     if !v.is_finite() || v > MAX_BYTES as f64 {
-        return Err(format!("'{s}' is too large (at most 4EiB, 2^62 bytes)"));
+        return Err(format!(
+            "{} is too large (at most 4EiB, 2^62 bytes)",
+            quoted(s)
+        ));
     }
     Ok(v as u64)
 }
@@ -162,10 +209,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// Parse a bandwidth ("1GB/s", "985MB/s", "3.5GiB/s") into bytes per second.
 pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
     let t = s.trim();
-    let body = t
-        .strip_suffix("/s")
-        .ok_or_else(|| format!("'{s}' is not a bandwidth (use e.g. \"1GB/s\", \"985MB/s\")"))?;
-    let (n, unit) = split_number(body).ok_or_else(|| format!("'{s}' is not a bandwidth"))?;
+    let body = t.strip_suffix("/s").ok_or_else(|| {
+        format!(
+            "{} is not a bandwidth (use e.g. \"1GB/s\", \"985MB/s\")",
+            quoted(s)
+        )
+    })?;
+    let (n, unit) =
+        split_number(body).ok_or_else(|| format!("{} is not a bandwidth", quoted(s)))?;
     let mult = match unit {
         "B" => 1.0,
         "KB" | "kB" => 1e3,
@@ -177,20 +228,54 @@ pub fn parse_bandwidth(s: &str) -> Result<f64, String> {
         // Network line rates are in bits per second.
         "Mb" => 1e6 / 8.0,
         "Gb" => 1e9 / 8.0,
-        _ => return Err(format!("'{s}' has an unknown bandwidth unit '{unit}/s' (allowed: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, and bits: Mb/s, Gb/s)")),
+        _ => return Err(format!("{} has an unknown bandwidth unit {} (allowed: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, and bits: Mb/s, Gb/s)", quoted(s), quoted(&format!("{unit}/s")))),
     };
     Ok(n * mult)
 }
 
+/// The slowest bandwidth a config may give (1 MB/s: 8 Mb/s); every transfer time is
+/// bytes over a bandwidth, so 0 (or near it) would make a run of simulated years.
+pub const MIN_BYTES_PER_S: f64 = 1e6;
+/// The fastest (10 TB/s: 80 Tb/s); beyond it transfers would take no time at all.
+pub const MAX_BYTES_PER_S: f64 = 1e13;
+
+/// Check a bandwidth field (bytes/s) against MIN_BYTES_PER_S..=MAX_BYTES_PER_S;
+/// `bits`: say it in bits per second, as network line rates are written.
+pub fn check_bandwidth(field: &str, bytes_per_s: f64, bits: bool) -> Result<(), String> {
+    if (MIN_BYTES_PER_S..=MAX_BYTES_PER_S).contains(&bytes_per_s) {
+        return Ok(());
+    }
+    let (shown, range) = if bits {
+        (
+            format!("{}Gb/s", bytes_per_s * 8.0 / 1e9),
+            "8Mb/s to 80Tb/s (1MB/s to 10TB/s)",
+        )
+    } else {
+        (format!("{}MB/s", bytes_per_s / 1e6), "1MB/s to 10TB/s")
+    };
+    Err(format!(
+        "{field}: {shown} is out of range (allowed: {range}): a transfer takes its bytes over the rate"
+    ))
+}
+
+/// The slowest and fastest NAND channel rates, MT/s.
+pub const CHANNEL_MTS_RANGE: std::ops::RangeInclusive<f64> = 1.0..=100_000.0;
+
 /// Parse a transfer rate in mega-transfers per second ("800MT/s").
 pub fn parse_mts(s: &str) -> Result<f64, String> {
-    let (n, unit) = split_number(s)
-        .ok_or_else(|| format!("'{s}' is not a transfer rate (use e.g. \"800MT/s\")"))?;
+    let (n, unit) = split_number(s).ok_or_else(|| {
+        format!(
+            "{} is not a transfer rate (use e.g. \"800MT/s\")",
+            quoted(s)
+        )
+    })?;
     match unit {
         "MT/s" | "" => Ok(n),
         "GT/s" => Ok(n * 1000.0),
         _ => Err(format!(
-            "'{s}' has an unknown rate unit '{unit}' (allowed: MT/s, GT/s)"
+            "{} has an unknown rate unit {} (allowed: MT/s, GT/s)",
+            quoted(s),
+            quoted(unit)
         )),
     }
 }
@@ -384,6 +469,42 @@ mod tests {
         assert_eq!(parse_size_bytes("0").unwrap(), 0);
         assert_eq!(parse_bytes("4096").unwrap(), 4096);
         assert!(parse_size_bytes("4 furlongs").is_err());
+    }
+
+    #[test]
+    fn errors_say_the_value_once_and_cut_a_long_one() {
+        // Issue 31: "'60' has no unit: ... e.g. \"60us\" or \"60ns\"" said it three times.
+        assert_eq!(
+            parse_duration_ns("60").unwrap_err(),
+            "'60' has no unit: a device timing needs one (allowed: ns, us, ms, s; e.g. \"50us\")"
+        );
+        assert_eq!(
+            parse_size_bytes("4096").unwrap_err(),
+            "'4096' has no unit: a device size needs one (allowed: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; e.g. \"4096B\", \"4KiB\")"
+        );
+        let long = "9".repeat(1_000_000);
+        for e in [
+            parse_duration_ns(&long).unwrap_err(),
+            parse_size_bytes(&long).unwrap_err(),
+        ] {
+            assert!(
+                e.starts_with(&format!(
+                    "'{}…' (1,000,000 chars) has no unit",
+                    "9".repeat(80)
+                )),
+                "{e}"
+            );
+            assert!(e.len() < 300, "{}", e.len());
+        }
+        let unit = format!("1{}", "x".repeat(5000));
+        let e = parse_bytes(&unit).unwrap_err();
+        assert!(
+            e.contains("(5,001 chars) has an unknown size unit 'xxx")
+                && e.contains("(5,000 chars)"),
+            "{e}"
+        );
+        assert!(e.len() < 500, "{}", e.len());
+        assert_eq!(quoted(&"é".repeat(80)), format!("'{}'", "é".repeat(80)));
     }
 
     #[test]

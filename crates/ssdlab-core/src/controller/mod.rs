@@ -253,6 +253,12 @@ impl Cores {
         self.busy_ns[c] += self.per_cmd_ns;
         self.free_at[c]
     }
+
+    /// Busy time of core `c` within [0, `t`] (`t` now or later): commands are taken at
+    /// the current time, so what is booked past `t` is one stretch up to `free_at`.
+    pub fn busy_by(&self, c: usize, t: Ns) -> u64 {
+        self.busy_ns[c].saturating_sub(self.free_at[c].saturating_sub(t))
+    }
 }
 
 /// Write buffer occupancy in mapping units, with the commands waiting for room.

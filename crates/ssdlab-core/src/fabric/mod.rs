@@ -71,6 +71,14 @@ impl Node {
         }
     }
 
+    /// CPU time spent within [0, `t`]: the work cores are booked for past `t` is not
+    /// done yet (counted as one stretch per core up to when it is free: a lower bound
+    /// where work was booked ahead with a gap before it).
+    pub fn cpu_busy_by(&self, t: Ns) -> u64 {
+        let ahead: u64 = self.cores_free.iter().map(|&f| f.saturating_sub(t)).sum();
+        self.stats.cpu_busy_ns.saturating_sub(ahead)
+    }
+
     pub fn ports(&self) -> usize {
         self.tx.len()
     }

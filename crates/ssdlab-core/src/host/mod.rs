@@ -30,6 +30,15 @@ pub struct LinkDir {
     pub wire_bytes: u64,
 }
 
+impl LinkDir {
+    /// Busy time within [0, `t`]: transfers booked past `t` are not spent yet. Counted
+    /// as one stretch from `t` to `free_at`, exact when the booking has no gap there (a
+    /// transfer booked ahead of a host-memory delay may leave one: then a little less).
+    pub fn busy_by(&self, t: Ns) -> u64 {
+        self.busy_ns.saturating_sub(self.free_at.saturating_sub(t))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Pcie {
     fs_per_byte: u64,

@@ -265,6 +265,15 @@ impl Channel {
         self.free_at
     }
 
+    /// Busy time within [0, `t`], `t` at or after the latest reservation's request:
+    /// what is booked past `t` is not spent yet. Every reservation is requested at the
+    /// current time and starts at it or at the end of the one before, so the bus is
+    /// busy without a gap from `t` to `free_at`.
+    #[inline]
+    pub fn busy_by(&self, t: Ns) -> u64 {
+        self.busy_ns.saturating_sub(self.free_at.saturating_sub(t))
+    }
+
     /// Command/address cycles for a die: the controller slips them in between the
     /// bursts of a transfer in progress (switching chip enables), so they start at
     /// once and push the bus's later work back by their length. Returns their end.
@@ -309,6 +318,19 @@ pub struct Suspended {
     pub op_gc: bool,
     /// When it was suspended.
     pub at_ns: Ns,
+}
+
+impl Die {
+    /// Busy time within [0, `t`] (`t` now or later): finished stages and the one in
+    /// progress (idle and holding are not busy).
+    pub fn busy_by(&self, t: Ns) -> u64 {
+        self.busy_ns
+            + if matches!(self.stage, DieStage::Idle | DieStage::Hold) {
+                0
+            } else {
+                t.saturating_sub(self.op_start)
+            }
+    }
 }
 
 /// Per-die operation state and utilisation counters.
@@ -414,6 +436,18 @@ mod tests {
         assert_eq!(c.reserve(120, 10), 160);
         assert_eq!(c.reserve(500, 10), 510);
         assert_eq!(c.busy_ns, 70);
+        assert_eq!(c.busy_by(505), 65); // 5 of the 10 booked at 500 are not spent
+    }
+
+    #[test]
+    fn busy_time_booked_past_the_end_is_not_counted() {
+        let mut c = Channel::default();
+        c.reserve(100, 50);
+        c.reserve(120, 10); // [150, 160)
+        assert_eq!(c.busy_by(155), 55); // busy 100..155
+        assert_eq!(c.interleave_cmd(158, 4), 162); // the booking now ends at 164
+        assert_eq!(c.busy_by(160), 60);
+        assert_eq!(c.busy_by(600), 64);
     }
 
     #[test]

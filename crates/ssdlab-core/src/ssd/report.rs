@@ -245,9 +245,13 @@ impl Ssd {
         let ch_util: Vec<f64> = self
             .channels
             .iter()
-            .map(|ch| frac(ch.busy_ns, sim_ns))
+            .map(|ch| frac(ch.busy_by(sim_ns), sim_ns))
             .collect();
-        let die_util: Vec<f64> = self.dies.iter().map(|d| frac(d.busy_ns, sim_ns)).collect();
+        let die_util: Vec<f64> = self
+            .dies
+            .iter()
+            .map(|d| frac(d.busy_by(sim_ns), sim_ns))
+            .collect();
         let mean = |v: &[f64]| {
             if v.is_empty() {
                 0.0
@@ -256,11 +260,8 @@ impl Ssd {
             }
         };
         let maxf = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
-        let core_util: Vec<f64> = self
-            .cores
-            .busy_ns
-            .iter()
-            .map(|&b| frac(b, sim_ns))
+        let core_util: Vec<f64> = (0..self.cores.busy_ns.len())
+            .map(|c| frac(self.cores.busy_by(c, sim_ns), sim_ns))
             .collect();
         let payload = self.pcie.up.payload_bytes + self.pcie.down.payload_bytes;
         let map = match &self.map {
@@ -350,8 +351,8 @@ impl Ssd {
                 down_payload_bytes: self.pcie.down.payload_bytes,
                 up_wire_bytes: self.pcie.up.wire_bytes,
                 down_wire_bytes: self.pcie.down.wire_bytes,
-                up_util: frac(self.pcie.up.busy_ns, sim_ns),
-                down_util: frac(self.pcie.down.busy_ns, sim_ns),
+                up_util: frac(self.pcie.up.busy_by(sim_ns), sim_ns),
+                down_util: frac(self.pcie.down.busy_by(sim_ns), sim_ns),
             },
             nvme: NvmeStats {
                 queues: self.nvme.queues(),

@@ -133,7 +133,10 @@ pub struct WindowStats {
     pub waf: f64,
 }
 
-/// Channel (flash bus) utilisation.
+/// Channel (flash bus) utilisation. Every utilisation of the report counts the busy
+/// time spent within the run, [0, sim_time_ns]: bus, core and link time already booked
+/// for work past the end (programs still queued when the last I/O completed) is not
+/// (it was, and put a channel at 1.044); a die's stage in progress is.
 #[derive(Clone, Debug, Serialize)]
 pub struct ChannelStats {
     /// Busy time / simulated time, per channel (0..1).

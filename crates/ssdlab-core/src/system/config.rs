@@ -21,7 +21,7 @@
 //! hosts = ["init0"]                 # the drives go round these hosts (or host = "...")
 //! ```
 
-use crate::config::units::Bandwidth;
+use crate::config::units::{check_bandwidth, Bandwidth};
 use crate::config::{deserialize_tree, err, load_device, ConfigError, DeviceConfig, DeviceSpec};
 use crate::fabric::{Fabric, FabricConfig, Node};
 use serde::Deserialize;
@@ -72,8 +72,10 @@ pub struct DriveSpec {
     pub target: Option<String>,
     #[serde(default)]
     pub host: Option<String>,
+    /// The hosts the drives go round (absent: `host`, or the first host; an empty
+    /// list is refused).
     #[serde(default)]
-    pub hosts: Vec<String>,
+    pub hosts: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -157,6 +159,9 @@ impl SystemConfig {
                     h.name, h.nic_ports, h.cores
                 )));
             }
+            if let Some(r) = h.port_rate {
+                check_bandwidth(&format!("host[{i}].port_rate"), r.0, true).map_err(e)?;
+            }
         }
         for (i, t) in self.target.iter().enumerate() {
             if !(1..=64).contains(&t.nic_ports) || !(1..=1024).contains(&t.cores) {
@@ -165,9 +170,7 @@ impl SystemConfig {
                     t.name, t.nic_ports, t.cores
                 )));
             }
-            if t.port_rate.0 <= 0.0 {
-                return Err(e(format!("target[{i}].port_rate: must be above 0")));
-            }
+            check_bandwidth(&format!("target[{i}].port_rate"), t.port_rate.0, true).map_err(e)?;
         }
         let mut total = 0u32;
         for (i, d) in self.drive.iter().enumerate() {
@@ -178,10 +181,17 @@ impl SystemConfig {
                 )));
             }
             total += d.count;
-            if d.host.is_some() && !d.hosts.is_empty() {
+            if d.host.is_some() && d.hosts.is_some() {
                 return Err(e(format!("drive[{i}]: give host or hosts, not both")));
             }
-            for h in d.host.iter().chain(d.hosts.iter()) {
+            if d.hosts.as_ref().is_some_and(Vec::is_empty) {
+                return Err(e(format!(
+                    "drive[{i}] ('{}').hosts: [] names no host (name at least one [[host]]: {}; or leave hosts out for the first host)",
+                    d.name.as_deref().unwrap_or(&d.device),
+                    self.host_names()
+                )));
+            }
+            for h in d.host.iter().chain(d.hosts.iter().flatten()) {
                 if self.host_index(h).is_none() {
                     return Err(e(format!(
                         "drive[{i}].host: '{h}' is not a [[host]] (hosts: {})",
@@ -283,7 +293,7 @@ impl SystemConfig {
     }
 
     fn drive_hosts(&self, d: &DriveSpec) -> Vec<u32> {
-        let named: Vec<&String> = d.host.iter().chain(d.hosts.iter()).collect();
+        let named: Vec<&String> = d.host.iter().chain(d.hosts.iter().flatten()).collect();
         if named.is_empty() {
             return vec![0];
         }

@@ -402,7 +402,8 @@ impl System {
             .as_ref()
             .map(|f| f.lock().unwrap_or_else(|e| e.into_inner()).clone());
         let node_json = |n: Option<&Node>, cores: u32| -> Value {
-            let st = n.map(|n| n.stats.clone()).unwrap_or_default();
+            let mut st = n.map(|n| n.stats.clone()).unwrap_or_default();
+            st.cpu_busy_ns = n.map_or(0, |n| n.cpu_busy_by(sim_ns));
             node_stats(&st, cores, sim_ns)
         };
         let host_reports: Vec<Value> = hosts

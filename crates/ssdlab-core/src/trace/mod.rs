@@ -89,11 +89,20 @@ pub struct TraceReader {
     /// fio iolog v2: time is the sum of `wait` actions.
     clock_ns: u64,
     iolog_v3: bool,
+    /// fio iolog: the header line was read (it must come first).
+    iolog_header: bool,
+    /// The error just returned may not be skipped (a wrong or missing iolog header:
+    /// every line after it would be read wrongly).
+    fatal: bool,
     /// Device (disk) number of the last record, for formats that carry one.
     pub last_device: Option<u64>,
     /// Keep only the requests of this device (MSR DiskNumber, MQSim/SSDSim device).
     device_filter: Option<u64>,
 }
+
+/// The fio iolog headers read (fio's `iolog_ver2` and its version 3), exactly.
+const IOLOG_V2: &str = "fio version 2 iolog";
+const IOLOG_V3: &str = "fio version 3 iolog";
 
 fn bad(path: &str, line: u64, text: &str, expected: &str) -> TraceError {
     let t: String = text.trim_end().chars().take(120).collect();
@@ -238,6 +247,8 @@ impl TraceReader {
             skipped: 0,
             clock_ns: 0,
             iolog_v3: false,
+            iolog_header: false,
+            fatal: false,
             last_device: None,
             device_filter: None,
         }
@@ -302,7 +313,7 @@ impl TraceReader {
                 Ok(Some(rec)) => return Ok(Some(rec)),
                 Ok(None) => continue,
                 Err(e) => {
-                    if self.skipped < self.skip_budget {
+                    if self.skipped < self.skip_budget && !self.fatal {
                         self.skipped += 1;
                         continue;
                     }
@@ -395,8 +406,31 @@ impl TraceReader {
                 )
             }
             TraceFormat::FioIolog => {
-                if l.starts_with("fio version") {
-                    self.iolog_v3 = l.contains('3');
+                // fio reads version 2 and 3 (iolog.c); version 1 it no longer reads.
+                let header = match l {
+                    IOLOG_V2 => Some(false),
+                    IOLOG_V3 => Some(true),
+                    _ => None,
+                };
+                if !self.iolog_header || l.starts_with("fio version") {
+                    let Some(v3) = header.filter(|_| !self.iolog_header) else {
+                        self.fatal = true;
+                        let what = if self.iolog_header {
+                            "a second iolog header"
+                        } else if l.starts_with("fio version") {
+                            "not an iolog version fio reads"
+                        } else {
+                            "no iolog header on the first line (a version 1 log, which fio no longer reads)"
+                        };
+                        let t: String = l.chars().take(80).collect();
+                        return Err(TraceError {
+                            message: format!(
+                                "{p}:{n}: '{t}': {what} (allowed: '{IOLOG_V2}' or '{IOLOG_V3}' as the first line)"
+                            ),
+                        });
+                    };
+                    self.iolog_header = true;
+                    self.iolog_v3 = v3;
                     return Ok(None);
                 }
                 let w: Vec<&str> = l.split_whitespace().collect();

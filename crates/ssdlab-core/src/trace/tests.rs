@@ -119,6 +119,59 @@ fn fio_iolog_v2_waits_and_v3_timestamps() {
 }
 
 #[test]
+fn fio_iolog_headers_other_than_v2_and_v3_are_refused_even_when_skipping() {
+    // Issue 31: any "fio version..." line was a header, and contains('3') picked v3.
+    for (text, what) in [
+        (
+            "fio version 1 iolog\nf write 0 4096\n",
+            "'fio version 1 iolog': not an iolog version fio reads",
+        ),
+        (
+            "fio version 13 iolog\n0 f write 0 4096\n",
+            "'fio version 13 iolog': not an iolog version fio reads",
+        ),
+        (
+            "fio version 2 iolog extra\nf write 0 4096\n",
+            "not an iolog version fio reads",
+        ),
+        (
+            "fio versions\nf write 0 4096\n",
+            "'fio versions': not an iolog version",
+        ),
+        (
+            "f add\nf write 0 4096\n",
+            "'f add': no iolog header on the first line",
+        ),
+        (
+            "fio version 2 iolog\nf write 0 4096\nfio version 3 iolog\n",
+            "'fio version 3 iolog': a second iolog header",
+        ),
+    ] {
+        let t = TempTrace::new(text);
+        let mut r = TraceReader::open(&t.0, Some(TraceFormat::FioIolog), 100).unwrap();
+        let e = loop {
+            match r.next_record() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("{text:?} was read"),
+                Err(e) => break e,
+            }
+        };
+        assert!(e.message.contains(what), "{text:?}: {}", e.message);
+        assert!(
+            e.message.ends_with(
+                "(allowed: 'fio version 2 iolog' or 'fio version 3 iolog' as the first line)"
+            ),
+            "{}",
+            e.message
+        );
+    }
+    // Comments and blank lines may come first, as before.
+    let t = TempTrace::new("# made by hand\n\nfio version 3 iolog\n5 f read 0 4096\n");
+    let mut r = TraceReader::open(&t.0, Some(TraceFormat::FioIolog), 0).unwrap();
+    assert_eq!(r.next_record().unwrap().unwrap().time_ns, 5_000);
+}
+
+#[test]
 fn cloudphysics_scsi_opcodes() {
     let text = "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633900,28,4096,8\n1,5633901,35,0,0\n1,5633902,42,4096,16\n";
     assert_eq!(
