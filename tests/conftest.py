@@ -3,6 +3,7 @@
 import os
 
 import pytest
+from seed000_tiny import tiny_pair  # noqa: F401 (a fixture for the seed000 study tests)
 
 # A relative PYTHONPATH (`PYTHONPATH=python pytest`) would not reach the programs tests
 # start in their temporary directories (cwd=tmp_path): they would import whatever ssdlab

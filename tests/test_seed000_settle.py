@@ -8,6 +8,7 @@ import math
 import random
 
 import pytest
+from seed000_tiny import SETTLE_COLUMNS
 from ssdlab.cli import main
 from ssdlab.studies import seed000 as s
 
@@ -139,40 +140,6 @@ def test_aged_points_start_longer():
 
 # --- the studies' settle columns on tiny devices -----------------------------------------
 
-HMB_SECTIONS = """
-[dram]
-size = "0B"
-
-[sram]
-size = "2MiB"
-
-[hmb]
-hmpre = "16KiB"
-hmmin = "4KiB"
-host_chunk = "4KiB"
-
-[map]
-tier = "hmb"
-segment = "512B"
-sram_cache = "1KiB"
-"""
-
-
-@pytest.fixture
-def tiny_pair(tmp_path):
-    """A DRAM and an HMB variant of tiny-test, each with a "-1tb" twin."""
-    import ssdlab
-
-    base = ssdlab.preset_toml("tiny-test")
-    paths = []
-    for name, extra in (("dram", ""), ("hmb", HMB_SECTIONS)):
-        for suffix in ("", "-1tb"):
-            p = tmp_path / f"{name}{suffix}.toml"
-            p.write_text(base.replace('name = "tiny-test"', f'name = "tiny-{name}"') + extra)
-            if not suffix:
-                paths.append(str(p))
-    return paths
-
 
 def _study(argv) -> str:
     buf = io.StringIO()
@@ -184,16 +151,6 @@ def _study(argv) -> str:
 def _csv(path) -> list[dict]:
     with open(path) as f:
         return list(csv.DictReader(f))
-
-
-SETTLE_COLUMNS = [
-    "settled",
-    "sim_s",
-    "windows",
-    "change_pct",
-    "resolution_pct",
-    "doubling_pct",
-]
 
 
 def test_hmb_vs_dram_random_writes_run_until_settled(tmp_path, tiny_pair):

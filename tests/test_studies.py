@@ -8,6 +8,7 @@ import re
 import shutil
 
 import pytest
+from seed000_tiny import SETTLE_COLUMNS
 from ssdlab.cli import main
 
 
@@ -285,51 +286,6 @@ def test_study_results_work_with_sweep_query_and_report(runs, capsys):
 
 
 # --- seed 000: hmb-vs-dram and hmb-size on tiny devices ----------------------------------
-
-HMB_SECTIONS = """
-[dram]
-size = "0B"
-
-[sram]
-size = "2MiB"
-
-[hmb]
-hmpre = "16KiB"
-hmmin = "4KiB"
-host_chunk = "4KiB"
-
-[map]
-tier = "hmb"
-segment = "512B"
-sram_cache = "1KiB"
-"""
-
-
-@pytest.fixture
-def tiny_pair(tmp_path):
-    """A DRAM and an HMB variant of tiny-test (map 24 KiB, HMB 16/8/4 KiB for max/half/min),
-    each with a "-1tb" twin for --density high."""
-    import ssdlab
-
-    base = ssdlab.preset_toml("tiny-test")
-    paths = []
-    for name, extra in (("dram", ""), ("hmb", HMB_SECTIONS)):
-        for suffix in ("", "-1tb"):
-            p = tmp_path / f"{name}{suffix}.toml"
-            p.write_text(base.replace('name = "tiny-test"', f'name = "tiny-{name}"') + extra)
-            if not suffix:
-                paths.append(str(p))
-    return paths
-
-
-SETTLE_COLUMNS = [
-    "settled",
-    "sim_s",
-    "windows",
-    "change_pct",
-    "resolution_pct",
-    "doubling_pct",
-]
 
 
 def _rows(path):
