@@ -216,6 +216,36 @@ fn the_fold_watermark_counts_the_slc_blocks_a_die_may_open() {
     assert_eq!(r["device"]["oracle"]["mismatches"], 0);
 }
 
+/// Foreground folding is paced one for one with host writes: a full SLC area below
+/// the watermark folds about a unit per host unit programmed on the die (plus at most
+/// one page read, 8 units, per die ahead), where a fold in burst mode takes whole
+/// blocks at once.
+#[test]
+fn foreground_folding_keeps_pace_with_host_writes() {
+    let run = |pacing: &str| {
+        let d = slc_dev(&[
+            "slc.fold_watermark_blocks=1",
+            "slc.fold_when_idle=false",
+            &format!("ftl.gc_pacing=\"{pacing}\""),
+        ]);
+        let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":1,"number_ios":100}"#;
+        let r = simulate(&d, wl, DriveState::Sustain, 1, true);
+        assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+        let s = &r["device"]["slc"];
+        (
+            f(&s["units_folded"]),
+            f(&s["host_units_to_slc"]) + f(&s["host_units_to_native"]),
+        )
+    };
+    let (paced, host) = run("paced");
+    let (burst, _) = run("burst");
+    assert!(
+        paced <= host + 4.0 * 8.0,
+        "paced folded {paced} for {host} host units"
+    );
+    assert!(burst > paced, "burst {burst} paced {paced}");
+}
+
 /// `normal-written` writes only the workload's area first: reads there find data on
 /// flash, and the SLC area stays empty; `normal` reads find nothing to read.
 #[test]

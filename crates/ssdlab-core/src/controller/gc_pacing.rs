@@ -19,8 +19,12 @@
 //! go in arrival order, so the copies run ahead of host programs that arrive
 //! meanwhile: host writes to the die wait for the whole victim.
 //!
-//! Simplifies: the pace is set per victim, not per host command; folding SLC blocks
-//! is never paced (it runs when the host is idle or below its watermark).
+//! Foreground folding (an SLC block folded below `slc.fold_watermark_blocks` while the
+//! host writes) is paced one for one: a unit folded per host unit programmed on the
+//! die, the rate at which host writes refill the area it empties; folding while the
+//! host is idle is not paced.
+//!
+//! Simplifies: the pace is set per victim, not per host command.
 
 /// A die's collection in progress.
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,9 +61,19 @@ pub enum Release {
 
 impl GcPace {
     /// A victim of `upb` units with `valid` of them valid was claimed; its reads are
-    /// paced unless `paced` is false (burst mode, or a fold).
+    /// paced unless `paced` is false (burst mode, or a fold while the host is idle).
     pub fn start(&mut self, victim: u32, valid: u32, upb: u32, paced: bool) {
         let valid = valid.min(upb - 1);
+        self.start_at(victim, upb, paced, valid as f64 / (upb - valid) as f64);
+    }
+
+    /// An SLC block of `upb` units claimed for folding in the foreground: one unit
+    /// folded per host unit programmed.
+    pub fn start_fold(&mut self, victim: u32, upb: u32) {
+        self.start_at(victim, upb, true, 1.0);
+    }
+
+    fn start_at(&mut self, victim: u32, upb: u32, paced: bool, ratio: f64) {
         *self = GcPace {
             active: true,
             victim,
@@ -67,7 +81,7 @@ impl GcPace {
             end: upb,
             reads_left: 0,
             paced,
-            ratio: valid as f64 / (upb - valid) as f64,
+            ratio,
             credit: 0.0,
         };
     }

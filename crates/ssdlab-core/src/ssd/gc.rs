@@ -48,7 +48,16 @@ impl Ssd {
             .wants_fold(die, self.cfg.slc.fold_watermark_blocks, idle)
         {
             if let Some(b) = self.ftl.start_fold(die) {
-                self.collect(die, b);
+                if idle || self.cfg.ftl.gc_pacing == GcPacing::Burst {
+                    self.collect(die, b);
+                } else {
+                    // In the foreground: one unit folded per host unit programmed.
+                    self.dq[die as usize]
+                        .gc
+                        .start_fold(b, self.geo.units_per_block);
+                    self.release_gc(die, false);
+                    self.kick_die(die);
+                }
             }
         }
     }
