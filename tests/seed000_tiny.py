@@ -22,6 +22,9 @@ segment = "512B"
 sram_cache = "1KiB"
 """
 
+HMB_VS_DRAM_COLUMNS = [
+    *("density", "state", "workload", "queues", "device", "value", "unit", "diff_pct"),
+]
 SETTLE_COLUMNS = ["settled", "sim_s", "windows", "change_pct", "resolution_pct", "doubling_pct"]
 
 

@@ -8,7 +8,7 @@ import math
 import random
 
 import pytest
-from seed000_tiny import SETTLE_COLUMNS
+from seed000_tiny import HMB_VS_DRAM_COLUMNS, SETTLE_COLUMNS
 from ssdlab.cli import main
 from ssdlab.studies import seed000 as s
 
@@ -162,16 +162,7 @@ def test_hmb_vs_dram_random_writes_run_until_settled(tmp_path, tiny_pair):
     text = _study(argv)
     with open(out / "results.csv") as f:
         header = next(csv.reader(f))
-    assert header[:8] == [
-        "density",
-        "state",
-        "workload",
-        "queues",
-        "device",
-        "value",
-        "unit",
-        "diff_pct",
-    ]
+    assert header[:8] == HMB_VS_DRAM_COLUMNS
     assert header[8:] == SETTLE_COLUMNS
     rows = _csv(out / "results.csv")
     assert len(rows) == 8

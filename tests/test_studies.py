@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from seed000_tiny import SETTLE_COLUMNS
+from seed000_tiny import HMB_VS_DRAM_COLUMNS, SETTLE_COLUMNS
 from ssdlab.cli import main
 
 
@@ -310,17 +310,7 @@ def test_hmb_vs_dram_study_quick(tmp_path, tiny_pair, capsys):
     assert lines[1][:2] == ["aging", "Max-Q"] and lines[1][-1] == "+287.70"
     assert "1 of the points above have one" in text
     header, *rows = _rows(out / "results.csv")
-    assert header == [
-        "density",
-        "state",
-        "workload",
-        "queues",
-        "device",
-        "value",
-        "unit",
-        "diff_pct",
-        *SETTLE_COLUMNS,
-    ]
+    assert header == [*HMB_VS_DRAM_COLUMNS, *SETTLE_COLUMNS]
     # 2 workloads x 1 state x queues 1 and max x 2 devices, at the high density (the
     # seed's main slides: --quick runs it).
     assert len(rows) == 8
