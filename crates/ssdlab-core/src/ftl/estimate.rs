@@ -16,8 +16,9 @@
 //!   trims at most `ENTRY_BYTES` per entry stored (the sparse overlay, then the copied
 //!   chunk), bounded by the chunks of the written span (L2P) and capped at the whole
 //!   map; a job bounded only by its runtime may store anywhere (the whole maps);
-//! - the oracle's tags with `verify` (as much as the maps it shadows; all of them once
-//!   a fill has written every unit), per-block state, the map cache's per-segment
+//! - the oracle's tags with `verify` (4 bytes per unit in each direction, by the 4 KiB
+//!   page as a run or preparation writes them; all of them once a fill has written every
+//!   unit), per-block state, the map cache's per-segment
 //!   state, each job's statistics (`JOB_BYTES`) and a fixed allowance.
 //!
 //! Measured against the peak resident set on the presets (tests/test_memory_estimate.py,
@@ -27,6 +28,7 @@
 use super::map_array::CHUNK_LEN;
 use super::prep::DriveState;
 use super::{translation_budget_blocks, translation_units};
+use crate::config::memory::SlcMode;
 use crate::config::workload::{jobs_area_bytes, Rw};
 use crate::config::{DeviceConfig, WorkloadConfig};
 use crate::nand::Geometry;
@@ -54,6 +56,9 @@ const CHUNK_BYTES: u64 = 4 * CHUNK_LEN as u64;
 /// chunk's sparse overlay (8-byte slots at most half full), until the overlay reaches
 /// 1/16 of the chunk (`OVERLAY_LIMIT`); then the whole chunk.
 const OVERLAY_ENTRY_BYTES: u64 = 32;
+/// A page of memory: the oracle's arrays cost memory a page at a time as they are
+/// written (zeroed allocations).
+const PAGE_BYTES: u64 = 4 << 10;
 /// Entries a chunk's overlay takes before the chunk is copied.
 const OVERLAY_LIMIT: u64 = CHUNK_LEN as u64 / 16;
 /// Physical units a run writes per logical unit once garbage collection runs (after
@@ -226,6 +231,9 @@ pub fn estimate(
     let whole_area = area.start == 0 && area.end >= host;
     let slc = geo.native_blocks_per_die < geo.blocks_per_die;
 
+    // The oracle's pages preparation and the run write (4 bytes a unit in the tags and
+    // the shadow, in pages of 4 KiB), when no fill wrote them all.
+    let mut oracle_bytes = 0u64;
     // Preparation's stores, in chunks, and the units of each die its native fill used.
     let (mut c, native_per_die, fills_all) = match state {
         DriveState::Fresh | DriveState::Normal | DriveState::Sustain => (0, 0, false),
@@ -233,6 +241,7 @@ pub fn estimate(
         DriveState::NormalWritten if whole_area => (0, l2p_len.div_ceil(dies), true),
         DriveState::NormalWritten => {
             let per_die = (area.end - area.start).div_ceil(dies) + upb;
+            oracle_bytes += 8 * (area.end - area.start);
             (
                 chunks(area.start, area.end, l2p_len) + die_chunks(&geo, 0, per_die),
                 per_die,
@@ -247,10 +256,18 @@ pub fn estimate(
         if slc_fill {
             // The first logical units into the SLC blocks at the end of every die;
             // after a full fill, their first copies (each die's first rows) invalidated.
-            let slc_units = (geo.blocks_per_die - geo.native_blocks_per_die) as u64 * upb;
+            // Dynamic SLC on a full drive has only its least blocks (`slc.min_size`).
+            let mut slc_blocks = (geo.blocks_per_die - geo.native_blocks_per_die) as u64;
+            if dev.slc.mode == SlcMode::Dynamic && state == DriveState::FullSlcExhausted {
+                let per_block = dev.slc_block_bytes() * dies;
+                slc_blocks = slc_blocks.min(dev.slc.min_size.bytes().div_ceil(per_block.max(1)));
+            }
+            let slc_units = slc_blocks * upb / geo.bits_per_cell.max(1) as u64;
             let first = (slc_units * dies).min(host);
             c += chunks(0, first, l2p_len);
-            c += die_chunks(&geo, geo.native_blocks_per_die as u64 * upb, u64::MAX);
+            oracle_bytes += 8 * first;
+            let slc_start = geo.native_blocks_per_die as u64 * upb;
+            c += die_chunks(&geo, slc_start, slc_start + slc_blocks * upb);
             if state == DriveState::FullSlcExhausted {
                 c += die_chunks(&geo, 0, first.div_ceil(dies) + upb);
             }
@@ -268,6 +285,7 @@ pub fn estimate(
             };
             let pool = (budget + dev.ftl.gc_target_blocks as u64 + 2) * upb;
             c += chunks(host, l2p_len, l2p_len);
+            oracle_bytes += 4 * map_units + 4 * pool * dies;
             c += die_chunks(&geo, start.saturating_sub(old), start + pool);
         }
     }
@@ -296,10 +314,18 @@ pub fn estimate(
             chunks(j.lo, j.lo.saturating_add(n).min(hi), l2p_len)
         };
         l2p = l2p.saturating_add(spread_bytes(n, k));
+        let shadow = if j.random {
+            n.saturating_mul(PAGE_BYTES).min(4 * l2p_len)
+        } else {
+            n.saturating_mul(4)
+        };
         let copies = n.saturating_add(
             n.saturating_sub(free_units)
                 .saturating_mul(GC_UNITS_PER_UNIT - 1),
         );
+        oracle_bytes = oracle_bytes
+            .saturating_add(shadow)
+            .saturating_add(copies.saturating_mul(4));
         let new = die_chunks(&geo, 0, copies / dies + upb).min(p2l_chunks);
         p2l = p2l.saturating_add(spread_bytes(copies, new));
         if holds_data {
@@ -316,11 +342,10 @@ pub fn estimate(
         run_maps = run_maps.min(whole - prepared_maps);
     }
 
-    let maps = prepared_maps + run_maps;
     let oracle = match (verify, fills_all) {
         (false, _) => 0,
         (true, true) => 4 * (l2p_len + p2l_len),
-        (true, false) => maps.min(4 * (l2p_len + p2l_len)),
+        (true, false) => oracle_bytes.min(4 * (l2p_len + p2l_len)),
     };
     let place = dev.map_placement();
     let segments = if place.whole { 0 } else { place.segments };
