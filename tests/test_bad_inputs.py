@@ -64,7 +64,7 @@ CASES = [
     ("bs-huge", f"{RUN} --bs 99999999999P", "bs"),
     ("seed-negative", f"{RUN} --seed -1", "seed"),
     # item 4: memory
-    ("max-memory", "run --device client-tlc-dram -q --state fresh --number_ios 10 "
+    ("max-memory", "run --device client-tlc-dram -q --state steady --number_ios 10 "
      "--set nand.blocks_per_plane=12000 --set map.cache=64MiB --set sram.size=16MiB "
      "--max-memory 4G", "max_memory"),
     ("max-memory-tiny", f"{RUN} --max-memory 1M", "max_memory"),

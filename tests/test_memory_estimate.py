@@ -18,6 +18,7 @@ import pytest
 import ssdlab
 
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(ssdlab.__file__))}
+SYSTEM = os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples", "seed001-remote.toml")
 
 CHILD = r"""
 import json, re, sys
@@ -35,40 +36,45 @@ print(json.dumps({"estimate_mib": estimate, "peak_mib": peak}))
 """
 
 READ = {"rw": "randread", "number_ios": 2000}
-CORE = (
-    "the core's estimate counts both whole maps for every state "
-    "(crates/ssdlab-core/src/config/limits.rs, memory_estimate_bytes); a full drive that "
-    "is read keeps its maps implicit"
-)
+WRITE = {"rw": "randwrite", "number_ios": 2000}
 
+# (device, overrides, workload, state): a read on a `full` drive (implicit maps, but a
+# demand-paged map's translation pages and an SLC fill are stored), writes on `fresh`
+# and aged drives (everything stored), a system file. Peaks measured with this build:
+# docs/reliability.md.
 CASES = [
     pytest.param("tiny-test", {}, READ, "full", id="tiny-test-full-read"),
     pytest.param(
         "tiny-test", {}, {**READ, "number_ios": 20, "numjobs": 256}, "full", id="tiny-256-jobs"
     ),
+    pytest.param("mqsim-default", {}, WRITE, "steady", id="mqsim-steady-write"),
+    pytest.param("mqsim-default", {}, READ, "full", id="mqsim-full-read"),  # was 532 / 163
+    pytest.param("mqsim-default", {}, WRITE, "fresh", id="mqsim-fresh-write"),
+    pytest.param("client-tlc-dram", {}, READ, "full", id="client-full-read"),  # was 1022 / 28
     pytest.param(
-        "mqsim-default",
+        "client-tlc-dram",
         {},
-        {"rw": "randwrite", "number_ios": 2000},
-        "steady",
-        id="mqsim-steady-write",
-    ),
-    pytest.param(
-        "mqsim-default",
-        {},
-        READ,
+        {"rw": "write", "bs": "128k", "size": "1GiB"},
         "full",
-        id="mqsim-full-read",
-        marks=pytest.mark.xfail(strict=True, reason=CORE),  # 532 MiB vs 163 MiB
+        id="client-full-seq-write",
     ),
     pytest.param(
         "client-tlc-dram",
         {},
-        READ,
+        {"rw": "randwrite", "number_ios": 200_000},
         "full",
-        id="client-full-read",
-        marks=pytest.mark.xfail(strict=True, reason=CORE),  # 1022 MiB vs 28 MiB
+        id="client-full-rand-write",
     ),
+    pytest.param("dc-mlc-2016", {}, READ, "full", id="dc-mlc-full-read"),
+    pytest.param("hmb-ssd", {}, WRITE, "aging", id="hmb-aging-write"),
+    pytest.param("hmb-ssd", {}, READ, "full-slc-exhausted", id="hmb-slc-exhausted-read"),
+    pytest.param("dramless-ssd", {}, READ, "sustain", id="dramless-sustain-read"),
+    pytest.param(
+        "seed000-hmb", {}, {**READ, "size": "1GiB"}, "normal-written", id="seed000-normal-written"
+    ),
+    pytest.param("emmc-32g", {}, WRITE, "steady", id="emmc-steady-write"),
+    pytest.param("emmc-32g", {}, READ, "full", id="emmc-full-read"),
+    pytest.param(SYSTEM, {}, READ, "full", id="system-full-read"),
 ]
 
 

@@ -396,32 +396,22 @@ def run(
         workload = _with_queues(workload, queues)
     wl_json, wl_args = _workload_core_args(workload)
     limit = _check_max_memory(max_memory)
-    jobs = workload_jobs(workload)
-    # A system file runs the workload on every drive, whose memory the core watches
-    # while it runs: left to the core.
-    jobs_bytes = jobs * JOB_BYTES if limit and not _is_system(kind, text) else 0
-    try:
-        out = _core_call(
-            _core.run,
-            kind,
-            text,
-            origin,
-            _overrides(set),
-            wl_json,
-            wl_args,
-            _check_state(state),
-            seed,
-            verify,
-            progress,
-            reuse_prep,
-            # The core's estimate leaves the jobs out: they take their share first (a
-            # workload that alone exceeds the limit leaves 1 byte: refused by the core).
-            limit - jobs_bytes if limit > jobs_bytes else (1 if limit else 0),
-        )
-    except ConfigError as e:
-        if jobs_bytes and "max_memory: the run needs about" in str(e):
-            raise ConfigError(_with_jobs(str(e), jobs, jobs_bytes, limit)) from None
-        raise
+    # The core's estimate counts the workload's jobs (JOB_BYTES each) and names them.
+    out = _core_call(
+        _core.run,
+        kind,
+        text,
+        origin,
+        _overrides(set),
+        wl_json,
+        wl_args,
+        _check_state(state),
+        seed,
+        verify,
+        progress,
+        reuse_prep,
+        limit,
+    )
     report = Report.from_json(out)
     if report.to_dict().get("stalled"):
         raise SimulationError(f"the simulated device stalled: {report['stalled']}")
@@ -453,8 +443,8 @@ def _workload_core_args(workload: WorkloadLike) -> tuple[str, list[str]]:
 #: Memory each job of a workload costs (bytes), besides the drive: its latency
 #: statistics (HDR histograms, made for every job whatever it does). Measured 1.24 MiB
 #: per job on tiny-test (numjobs 1 / 256 / 1024: peak RSS 27 / 342 / 1292 MiB). The
-#: core's estimate leaves jobs out; :func:`run` counts them (issue 31: 3 jobs x numjobs=4096
-#: peaked at 15 GB under --max-memory 300M).
+#: core's estimate counts them (``ftl::estimate::JOB_BYTES``, the same figure; issue 31:
+#: 3 jobs x numjobs=4096 peaked at 15 GB under --max-memory 300M).
 JOB_BYTES = 5 << 18  # 1.25 MiB
 
 
@@ -473,47 +463,6 @@ def workload_jobs(workload: Any) -> int:
     if isinstance(workload, Mapping) and isinstance(workload.get("jobs"), list):
         return max(1, sum(clones(j) for j in workload["jobs"]))
     return clones(workload)
-
-
-def _is_system(kind: str, text: str) -> bool:
-    """Whether a device file's text is a system file (``[[drive]]`` tables)."""
-    if kind != "toml":
-        return False
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return "[[drive]]" in text.replace(" ", "")
-    try:
-        return isinstance(tomllib.loads(text).get("drive"), list)
-    except tomllib.TOMLDecodeError:
-        return False  # the core reports it
-
-
-def _with_jobs(message: str, jobs: int, jobs_bytes: int, limit: int) -> str:
-    """The core's max_memory error with the workload's jobs added to its estimate."""
-    import re
-
-    mib = 1 << 20
-    m = re.search(r"max_memory: the run needs about (\d+)MiB of memory \(([^)]*)\)", message)
-    if not m:
-        return message
-    total = int(m.group(1)) + round(jobs_bytes / mib)
-    head = (
-        f"max_memory: the run needs about {total}MiB of memory ({m.group(2)}, and "
-        f"{jobs:,} job(s) at about {JOB_BYTES / mib:g}MiB each)"
-    )
-    rest = re.sub(
-        r"more than the \d+MiB allowed",
-        f"more than the {round(limit / mib)}MiB allowed",
-        message[m.end() :],
-        count=1,
-    )
-    if jobs_bytes >= limit / 2:
-        rest += ", or fewer jobs (numjobs=, job sections)"
-    return message[: m.start()] + head + rest
 
 
 def _check_max_memory(value: Any) -> int:

@@ -106,16 +106,17 @@ pub fn run_from_specs(
     }
     let dev = config::load_device(device, device_overrides)?;
     let jobs = config::load_jobs(workload_json, workload_overrides, dev.capacity_bytes())?;
-    let estimate = dev.memory_estimate_bytes(verify, reuse_prep);
-    // Held until the run ends: parallel runs share the limit.
-    let _memory = config::limits::reserve(estimate, max_memory).map_err(|m| ConfigError {
-        source: device.origin(),
-        message: m,
-    })?;
     let state = DriveState::parse(state).map_err(|m| ConfigError {
         source: String::new(),
         message: m,
     })?;
+    let estimate = ftl::estimate::estimate(&dev, state, &jobs, verify, reuse_prep);
+    // Held until the run ends: parallel runs share the limit.
+    let _memory = config::limits::reserve_jobs(estimate.total(), estimate.job_count, max_memory)
+        .map_err(|m| ConfigError {
+            source: device.origin(),
+            message: m,
+        })?;
     let warnings = dev.warnings();
     let mut report = run_jobs_reusing(
         dev,

@@ -19,6 +19,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use ssdlab_core::config::{self, presets, units, DeviceSpec};
 use ssdlab_core::trace::{self, TraceFormat, TraceReader};
 use ssdlab_core::workload::JobGen;
+use ssdlab_core::DriveState;
 use std::time::{Duration, Instant};
 
 /// No single input may take longer than this (a hang shows as a failure).
@@ -49,8 +50,25 @@ fn peak_rss_mib() -> u64 {
         .map_or(0, |kib: u64| kib / 1024)
 }
 
+/// Least share of a target's inputs that must be accepted, about half of what the
+/// mutations give today (accepted / inputs at the default counts): a change that made
+/// the generator produce only invalid inputs would test the refusals alone.
+const MIN_ACCEPTED: &[(&str, f64)] = &[
+    ("units", 0.008),             // 356 / 20,000
+    ("device-json", 0.15),        // 929 / 3,000
+    ("device-toml", 0.2),         // 1,854 / 4,000
+    ("set-overrides", 0.1),       // 777 / 4,000
+    ("workload-json", 0.08),      // 863 / 5,000
+    ("workload-overrides", 0.02), // 201 / 5,000
+    ("traces", 0.035),            // 754 / 10,000
+    ("device-runs", 0.3),         // 133 / 200
+];
+/// Least share that must be refused: the mutations must reach the error paths too.
+const MIN_REFUSED: f64 = 0.1;
+
 /// Run `check` on `n` inputs from `strategy` (deterministic seed per target, so a
-/// failure reproduces), timing each; prints a summary line.
+/// failure reproduces), timing each; prints a summary line and checks that both
+/// accepted and refused inputs were generated (`MIN_ACCEPTED`, `MIN_REFUSED`).
 fn fuzz<S: Strategy>(name: &str, n: u32, strategy: S, check: impl Fn(S::Value) -> bool)
 where
     S::Value: std::fmt::Debug,
@@ -89,6 +107,23 @@ where
     if let Err(e) = result {
         panic!("fuzz {name}: {e}");
     }
+    let min = MIN_ACCEPTED
+        .iter()
+        .find(|(t, _)| *t == name)
+        .map_or(0.01, |&(_, f)| f);
+    let share = accepted.get() as f64 / n.max(1) as f64;
+    assert!(
+        accepted.get() > 0 && share >= min,
+        "fuzz {name}: {} of {n} inputs accepted, fewer than {:.1} %",
+        accepted.get(),
+        min * 100.0
+    );
+    assert!(
+        1.0 - share >= MIN_REFUSED,
+        "fuzz {name}: {} of {n} inputs accepted, fewer than {:.0} % refused",
+        accepted.get(),
+        MIN_REFUSED * 100.0
+    );
 }
 
 /// Tokens that broke parsers before, or sit on a boundary.
@@ -407,6 +442,13 @@ fn check_device(dev: &config::DeviceConfig) {
     let _ = dev.capacity_bytes();
     let _ = dev.raw_bytes();
     let _ = dev.memory_estimate_bytes(true, true);
+    for state in [
+        DriveState::Full,
+        DriveState::FullSlcExhausted,
+        DriveState::Steady,
+    ] {
+        let _ = ssdlab_core::ftl::estimate::estimate(dev, state, &[], true, true);
+    }
     let _ = dev.warnings();
     let _ = dev.derived();
     let json = serde_json::to_string(dev).unwrap();

@@ -1,25 +1,18 @@
 //! Limits a device must respect to be simulated at all, and the memory a run needs.
 //!
 //! The FTL keeps one 32-bit entry per mapping unit in each direction (L2P and P2L), so
-//! a drive may have at most 2^32 - 2 mapping units and 2^32 - 1 blocks. The memory
-//! estimate counts what grows with the geometry (both maps, the oracle's tags with
-//! `verify`, per-block state, a second copy when a prepared drive is kept for reuse)
-//! plus a fixed allowance; it is what `ssdlab run --max-memory` compares against
-//! before anything is allocated (docs/reliability.md). The maps are allocated in chunks
-//! as a run stores into them (`ftl::map_array`), so the estimate is an upper bound: what
-//! a run that writes everywhere (or an aged state) uses; a `full` drive that is only read
-//! costs the per-block part. It leaves out what grows with
-//! the workload (queues, latency histograms), which is bounded by the workload's own
-//! ranges.
+//! a drive may have at most 2^32 - 2 mapping units and 2^32 - 1 blocks. What a run
+//! needs is estimated from the drive state and the workload by `ftl::estimate` (the
+//! map chunks preparation and the run store into, the jobs); here are the bound for an
+//! unknown state and workload (both whole maps), the error a run over `max_memory`
+//! gets, and the process-wide reservation that parallel runs share
+//! (docs/reliability.md).
 
 use super::device::DeviceConfig;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-/// Fixed allowance for everything that does not grow with the geometry.
-const BASE_BYTES: u64 = 32 << 20;
-/// Per block: `BlockInfo`, the programmed counter, a free-list entry, GC indexes.
-const PER_BLOCK_BYTES: u64 = 48;
+use crate::ftl::estimate::{BASE_BYTES, JOB_BYTES, PER_BLOCK_BYTES};
 
 impl DeviceConfig {
     /// Mapping units of raw flash (what the P2L map holds).
@@ -50,7 +43,10 @@ impl DeviceConfig {
         }
     }
 
-    /// Bytes of memory a run on this device needs, estimated before allocating.
+    /// Bytes of memory a run on this device needs at most, whatever its state and
+    /// workload: both whole maps (an aged drive written everywhere), the oracle with
+    /// `verify`, a second copy when a prepared drive is kept for reuse. A run's own
+    /// estimate is `ftl::estimate::estimate` (what its state and workload store).
     pub fn memory_estimate_bytes(&self, verify: bool, keep_prepared: bool) -> u64 {
         let mut ftl = self.map_bytes() + PER_BLOCK_BYTES * self.blocks();
         if verify {
@@ -61,18 +57,6 @@ impl DeviceConfig {
         }
         BASE_BYTES + ftl
     }
-
-    /// Bytes one more drive of a system costs beside the prepared drive it shares
-    /// copy-on-write (`ftl::map_array`): its per-block state and, with `verify`, its
-    /// oracle's tags, before it stores anything into the shared maps. What its writes
-    /// copy grows with the run and is watched while it runs (`allocated_bytes`).
-    pub fn shared_clone_memory_estimate_bytes(&self, verify: bool) -> u64 {
-        let mut b = PER_BLOCK_BYTES * self.blocks();
-        if verify {
-            b += self.map_bytes();
-        }
-        b
-    }
 }
 
 fn mib(b: u64) -> String {
@@ -81,13 +65,45 @@ fn mib(b: u64) -> String {
 
 /// The error for a run whose estimate exceeds `max_bytes` (None when it fits).
 pub fn memory_error(estimate: u64, max_bytes: u64) -> Option<String> {
+    jobs_memory_error(estimate, 0, max_bytes)
+}
+
+/// `memory_error` for a run whose estimate counts `jobs` jobs (0: not said).
+pub fn jobs_memory_error(estimate: u64, jobs: u64, max_bytes: u64) -> Option<String> {
     (max_bytes > 0 && estimate > max_bytes).then(|| {
+        let counted = if jobs > 0 {
+            format!(
+                ", and {} job(s) at about {}MiB each",
+                thousands(jobs),
+                JOB_BYTES as f64 / (1u64 << 20) as f64
+            )
+        } else {
+            String::new()
+        };
+        let fewer = if jobs.saturating_mul(JOB_BYTES) >= max_bytes / 2 {
+            ", or fewer jobs (numjobs=, job sections)"
+        } else {
+            ""
+        };
         format!(
-            "max_memory: the run needs about {} of memory (maps of the drive's mapping units), more than the {} allowed; raise --max-memory (max_memory=) if the machine has it, or simulate a smaller drive or a larger ftl.mapping_unit",
+            "max_memory: the run needs about {} of memory (maps of the drive's mapping units{counted}), more than the {} allowed; raise --max-memory (max_memory=) if the machine has it, or simulate a smaller drive or a larger ftl.mapping_unit{fewer}",
             mib(estimate),
             mib(max_bytes)
         )
     })
+}
+
+/// `n` with a comma between thousands (12,288).
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// The error for a system run whose maps grew past `max_bytes` while it ran.
@@ -122,7 +138,12 @@ impl Drop for Reservation {
 /// `crate::interrupt`, every 50 ms) until the runs in progress leave room. A run
 /// always starts when nothing else is reserved.
 pub fn reserve(estimate: u64, max_bytes: u64) -> Result<Reservation, String> {
-    if let Some(m) = memory_error(estimate, max_bytes) {
+    reserve_jobs(estimate, 0, max_bytes)
+}
+
+/// `reserve` for a run whose estimate counts `jobs` jobs (named in the error).
+pub fn reserve_jobs(estimate: u64, jobs: u64, max_bytes: u64) -> Result<Reservation, String> {
+    if let Some(m) = jobs_memory_error(estimate, jobs, max_bytes) {
         return Err(m);
     }
     if max_bytes == 0 {

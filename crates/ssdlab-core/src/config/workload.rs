@@ -566,3 +566,15 @@ impl WorkloadConfig {
         }
     }
 }
+
+/// The LBA area of several jobs in bytes, from the lowest offset to the highest end
+/// (capped at `capacity`): what the `normal-written` state writes first.
+pub fn jobs_area_bytes(jobs: &[WorkloadConfig], capacity: u64) -> std::ops::Range<u64> {
+    let lo = jobs.iter().map(|w| w.offset.bytes()).min().unwrap_or(0);
+    let hi = jobs
+        .iter()
+        .map(|w| w.offset.bytes() + w.span(capacity))
+        .max()
+        .unwrap_or(capacity);
+    lo..hi.min(capacity)
+}

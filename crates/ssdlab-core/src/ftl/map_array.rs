@@ -45,7 +45,7 @@ use super::implicit::Implicit;
 
 const CHUNK_SHIFT: u32 = 19;
 /// Entries per chunk: 512 Ki u32 = 2 MiB, one huge page.
-const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
+pub(crate) const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
 const CHUNK_MASK: usize = CHUNK_LEN - 1;
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 

@@ -15,6 +15,7 @@
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
 //! to find the owner of a unit during GC.
 
+pub mod estimate;
 mod fill;
 mod gc;
 pub mod implicit;
@@ -202,16 +203,33 @@ pub struct Ftl {
     verify: Option<Verify>,
 }
 
+/// Logical units of the map's own translation pages (and its update log) that a
+/// demand-paged map keeps on flash after the host's units (0 when the map is all
+/// resident).
+pub(crate) fn translation_units(d: &DeviceConfig, geo: &Geometry) -> u64 {
+    let place = d.map_placement();
+    if place.whole {
+        0
+    } else {
+        place.map_bytes.div_ceil(geo.unit_bytes) + d.map_log_units()
+    }
+}
+
+/// Blocks per die the translation pages may hold (`map_units` of them over the dies,
+/// plus `map.translation_spare` and one open block).
+pub(crate) fn translation_budget_blocks(d: &DeviceConfig, geo: &Geometry, map_units: u64) -> u32 {
+    if map_units == 0 {
+        return 0;
+    }
+    let per_die = map_units.div_ceil(geo.dies as u64) as f64;
+    (per_die * (1.0 + d.map.translation_spare) / geo.units_per_block as f64).ceil() as u32 + 1
+}
+
 impl Ftl {
     pub fn new(d: &DeviceConfig, verify: bool) -> Self {
         let geo = Geometry::new(d);
         let host_units = d.capacity_bytes() / geo.unit_bytes;
-        let place = d.map_placement();
-        let map_units = if place.whole {
-            0
-        } else {
-            place.map_bytes.div_ceil(geo.unit_bytes) + d.map_log_units()
-        };
+        let map_units = translation_units(d, &geo);
         let user_units = host_units + map_units;
         let total = geo.total_units() as usize;
         let mut dies = vec![DieFtl::default(); geo.dies as usize];
@@ -251,14 +269,7 @@ impl Ftl {
             host_cursor: 0,
             map_cursor: 0,
             gc_threshold: d.ftl.gc_threshold_blocks,
-            map_budget_blocks: if map_units == 0 {
-                0
-            } else {
-                let per_die = map_units.div_ceil(geo.dies as u64) as f64;
-                (per_die * (1.0 + d.map.translation_spare) / geo.units_per_block as f64).ceil()
-                    as u32
-                    + 1
-            },
+            map_budget_blocks: translation_budget_blocks(d, &geo, map_units),
             gc_target: d.ftl.gc_target_blocks,
             gc_policy: d.ftl.gc_policy,
             gc_pacing: d.ftl.gc_pacing,

@@ -220,13 +220,8 @@ impl Ssd {
         let capacity = cfg.capacity_bytes();
         // The jobs' LBA area (what `normal-written` writes first), in mapping units.
         let unit = geo.unit_bytes;
-        let lo = job_cfgs.iter().map(|w| w.offset.bytes()).min().unwrap_or(0);
-        let hi = job_cfgs
-            .iter()
-            .map(|w| w.offset.bytes() + w.span(capacity))
-            .max()
-            .unwrap_or(capacity);
-        let area = lo / unit..hi.min(capacity).div_ceil(unit);
+        let bytes = crate::config::workload::jobs_area_bytes(&job_cfgs, capacity);
+        let area = bytes.start / unit..bytes.end.div_ceil(unit);
         let (ftl, prep) =
             prep_cache::prepared(&cfg, opts.state, opts.seed, area, opts.verify, reuse_prep);
         let map = map::MapState::new(&cfg, ftl.host_units());

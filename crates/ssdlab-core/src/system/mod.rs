@@ -148,23 +148,33 @@ pub(crate) fn smallest_capacity(drives: &[DriveInstance]) -> u64 {
         .unwrap_or(0)
 }
 
-/// Memory a system run needs before it stores anything: each distinct prepared drive
-/// once (identical drives share it copy-on-write; the same upper bound as a one-drive
-/// run's estimate, `keep_prepared` as there) and each drive's own share beside it.
-/// What the drives' writes copy out of the shared maps is watched while the run goes
+/// Memory a system run needs before it stores anything, in bytes, and the jobs it
+/// counts: what each distinct prepared drive stores once (identical drives share it
+/// copy-on-write; `ftl::estimate`; with `verify` every drive prepares its own), each
+/// drive's own per-block state, oracle and jobs, and the fixed allowance once. What
+/// the drives' writes copy out of the shared maps is watched while the run goes
 /// (`run_resolved`).
 pub(crate) fn memory_estimate_bytes(
     drives: &[DriveInstance],
-    verify: bool,
-    keep_prepared: bool,
-) -> u64 {
-    let prepared = distinct_prepared(drives)
-        .into_values()
-        .map(|d| d.device.memory_estimate_bytes(verify, keep_prepared));
-    let own = drives
-        .iter()
-        .map(|d| d.device.shared_clone_memory_estimate_bytes(verify));
-    prepared.chain(own).fold(0u64, u64::saturating_add)
+    jobs: &[WorkloadConfig],
+    opts: &RunOptions,
+) -> Result<(u64, u64), ConfigError> {
+    let names: Vec<String> = drives.iter().map(|d| d.name.clone()).collect();
+    let uses = job_drives(jobs, &names)?;
+    let mut keys = std::collections::BTreeSet::new();
+    let (mut bytes, mut job_count) = (crate::ftl::estimate::BASE_BYTES, 0u64);
+    for (i, d) in drives.iter().enumerate() {
+        let (own, _) = jobs_of_drive(jobs, &uses, i);
+        if own.is_empty() {
+            continue; // not built
+        }
+        let e = crate::ftl::estimate::estimate(&d.device, opts.state, &own, opts.verify, true);
+        let prepares = keys.insert(crate::ssd::prep_key(&d.device)) || opts.verify;
+        let own_bytes = e.fixed + e.oracle + e.jobs + if prepares { e.prepared_maps } else { 0 };
+        bytes = bytes.saturating_add(own_bytes);
+        job_count += e.job_count;
+    }
+    Ok((bytes, job_count))
 }
 
 /// The drives that prepare differently, by prep key (`ssd::prep_key`; the first drive
@@ -503,13 +513,14 @@ pub(crate) fn run_resolved(
 ) -> Result<crate::Report, ConfigError> {
     use crate::config::limits;
     let origin = cfg.origin.clone();
-    let estimate = memory_estimate_bytes(&drives, opts.verify, reuse_prep);
-    let _memory = limits::reserve(estimate, max_memory).map_err(|m| ConfigError {
-        source: origin.clone(),
-        message: format!(
+    let (estimate, job_count) = memory_estimate_bytes(&drives, &jobs, &opts)?;
+    let _memory =
+        limits::reserve_jobs(estimate, job_count, max_memory).map_err(|m| ConfigError {
+            source: origin.clone(),
+            message: format!(
             "{m} (a system counts each distinct prepared drive once: identical drives share it)"
         ),
-    })?;
+        })?;
     let t0 = std::time::Instant::now();
     let mut sys = System::build_from(cfg, drives, &jobs, opts, reuse_prep)?;
     sys.memory_limit = max_memory;

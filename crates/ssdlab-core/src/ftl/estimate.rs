@@ -1,0 +1,455 @@
+//! The memory a run needs, estimated before anything is allocated: what `max_memory`
+//! (`ssdlab run --max-memory`) compares against (docs/reliability.md).
+//!
+//! The two maps (L2P and P2L, a u32 per mapping unit: about 1 GB each on a TB-class
+//! drive) are the big part, and they cost memory only for the 2 MiB chunks something
+//! stores into (`map_array`; an *implicit* chunk, never written or as a sequential fill
+//! leaves it, costs nothing). So the estimate counts, in chunks of 2 MiB:
+//! - what preparation stores (`prep`): nothing for `fresh`/`normal`; for `full` and
+//!   `full-slc-exhausted` the sequential fill is implicit, but the translation pages a
+//!   demand-paged map writes after it (their logical units at the end of the L2P map,
+//!   the translation blocks of each die in the P2L map) and the SLC fill (the first
+//!   logical units, the SLC blocks at the end of each die, the invalidated first rows
+//!   of each die) are stored; `normal-written` stores the workload's area unless it is
+//!   the whole drive; `steady` and `aging` store everything;
+//! - what the run can store: nothing for a workload that only reads; for writes and
+//!   trims at most `ENTRY_BYTES` per entry stored (the sparse overlay, then the copied
+//!   chunk), bounded by the chunks of the written span (L2P) and capped at the whole
+//!   map; a job bounded only by its runtime may store anywhere (the whole maps);
+//! - the oracle's tags with `verify` (4 bytes per unit in each direction, by the 4 KiB
+//!   page as a run or preparation writes them; all of them once a fill has written every
+//!   unit), per-block state, the map cache's per-segment
+//!   state, each job's statistics (`JOB_BYTES`) and a fixed allowance.
+//!
+//! Measured against the peak resident set on the presets (tests/test_memory_estimate.py,
+//! docs/reliability.md): within 2x either way. Left out: what grows with a workload's
+//! own ranges (queues, the iolog of `write_iolog`), and the allocator's slack.
+
+use super::map_array::CHUNK_LEN;
+use super::prep::DriveState;
+use super::{translation_budget_blocks, translation_units};
+use crate::config::memory::SlcMode;
+use crate::config::workload::{jobs_area_bytes, Rw};
+use crate::config::{DeviceConfig, WorkloadConfig};
+use crate::nand::Geometry;
+
+/// Fixed allowance for everything that does not grow with the geometry or the jobs
+/// (the binary, the allocator's arenas, the event queue, small tables).
+pub const BASE_BYTES: u64 = 32 << 20;
+/// Per block: `BlockInfo`, the programmed counter, a free-list entry, GC indexes.
+pub const PER_BLOCK_BYTES: u64 = 48;
+/// Per job: its latency statistics (HDR histograms, made for every job whatever it
+/// does). Measured 1.24 MiB per job on tiny-test (numjobs 1 / 256 / 1024: peak RSS
+/// 27 / 342 / 1292 MiB).
+pub const JOB_BYTES: u64 = 5 << 18;
+/// Per job and 500 ms window of simulated time (`stats::BW_WINDOW_NS`): the window's
+/// entries in the report's iops, bandwidth and latency logs (as JSON values, text and
+/// Python objects). Measured 4.1 KiB per window (emmc-32g, steady, 1 M against 2 M
+/// random writes: 5,280 more windows, 21.9 MiB more at the peak).
+pub const LOG_WINDOW_BYTES: u64 = 4 << 10;
+/// Per segment of a demand-paged map: the cache's slot index and the load, flush and
+/// dirty state (`map_cache`, `ssd::map::state`).
+const PER_SEGMENT_BYTES: u64 = 24;
+/// Bytes of one map chunk.
+const CHUNK_BYTES: u64 = 4 * CHUNK_LEN as u64;
+/// Bytes a run's store of one entry costs in a chunk it does not own: an entry of the
+/// chunk's sparse overlay (8-byte slots at most half full), until the overlay reaches
+/// 1/16 of the chunk (`OVERLAY_LIMIT`); then the whole chunk.
+const OVERLAY_ENTRY_BYTES: u64 = 32;
+/// A page of memory: the oracle's arrays cost memory a page at a time as they are
+/// written (zeroed allocations).
+const PAGE_BYTES: u64 = 4 << 10;
+/// Entries a chunk's overlay takes before the chunk is copied.
+const OVERLAY_LIMIT: u64 = CHUNK_LEN as u64 / 16;
+/// Physical units a run writes per logical unit once garbage collection runs (after
+/// the drive's free units are used): the new copy and two for GC's copies (a
+/// conservative WAF).
+const GC_UNITS_PER_UNIT: u64 = 3;
+
+/// The parts of an estimate, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Map chunks preparation stores (L2P and P2L).
+    pub prepared_maps: u64,
+    /// Map memory the run's own stores may add.
+    pub run_maps: u64,
+    /// The oracle's tags (`verify`).
+    pub oracle: u64,
+    /// Per-block and per-segment state.
+    pub fixed: u64,
+    /// The fixed allowance (once per process).
+    pub base: u64,
+    /// The jobs' statistics, and their logs when their runtime is known.
+    pub jobs: u64,
+    /// Jobs counted (numjobs clones included).
+    pub job_count: u64,
+}
+
+impl MemoryEstimate {
+    /// Bytes in all.
+    pub fn total(&self) -> u64 {
+        [
+            self.prepared_maps,
+            self.run_maps,
+            self.oracle,
+            self.fixed,
+            self.base,
+            self.jobs,
+        ]
+        .iter()
+        .fold(0u64, |a, &b| a.saturating_add(b))
+    }
+}
+
+/// Chunks of a map holding entries `lo..hi` (end exclusive, capped at `len`).
+fn chunks(lo: u64, hi: u64, len: u64) -> u64 {
+    let hi = hi.min(len);
+    if hi <= lo {
+        return 0;
+    }
+    let c = CHUNK_LEN as u64;
+    (hi - 1) / c - lo / c + 1
+}
+
+/// Chunks of the P2L map holding units `lo..hi` of every die (offsets within a die);
+/// chunks shared by neighbouring dies are counted once.
+fn die_chunks(geo: &Geometry, lo: u64, hi: u64) -> u64 {
+    let per_die = geo.blocks_per_die as u64 * geo.units_per_block as u64;
+    let (lo, hi) = (lo.min(per_die), hi.min(per_die));
+    if hi <= lo {
+        return 0;
+    }
+    let total = geo.total_units();
+    let c = CHUNK_LEN as u64;
+    let mut n = 0;
+    let mut last = u64::MAX;
+    for d in 0..geo.dies as u64 {
+        let (a, b) = (
+            (d * per_die + lo) / c,
+            (d * per_die + hi - 1).min(total - 1) / c,
+        );
+        n += b - a + 1 - u64::from(a == last);
+        last = b;
+    }
+    n
+}
+
+/// Bytes `n` stores cost spread evenly over `k` chunks: overlay entries while each
+/// chunk's share stays under the overlay limit, else whole chunks.
+fn spread_bytes(n: u64, k: u64) -> u64 {
+    if k == 0 || n == 0 {
+        return 0;
+    }
+    if n / k < OVERLAY_LIMIT {
+        n.saturating_mul(OVERLAY_ENTRY_BYTES).min(k * CHUNK_BYTES)
+    } else {
+        k * CHUNK_BYTES
+    }
+}
+
+/// What a job may store into the maps.
+struct JobStores {
+    /// Logical units written or trimmed (`u64::MAX` when only its runtime bounds it).
+    units: u64,
+    /// The span they fall in (logical units, `lo..hi`).
+    lo: u64,
+    hi: u64,
+    /// At random offsets (else in order).
+    random: bool,
+}
+
+/// What job `w` may store into the maps; None when it only reads.
+fn job_stores(w: &WorkloadConfig, capacity: u64, unit: u64) -> Option<JobStores> {
+    if let (Some(t), Some(_)) = (&w.trace_stats, &w.trace) {
+        if t.writes + t.trims == 0 {
+            return None;
+        }
+        return Some(JobStores {
+            units: (t.bytes / unit).saturating_add(2 * t.requests),
+            lo: t.offset_min / unit,
+            hi: t.offset_max_end.div_ceil(unit),
+            random: true,
+        });
+    }
+    let random = match w.rw {
+        Rw::Read | Rw::RandRead => return None,
+        // Skips spread a sequential pattern over its span.
+        Rw::Write | Rw::Trim | Rw::Rw | Rw::TrimWrite => {
+            w.seq_skip.bytes() > 0 || w.seq_skip_back.bytes() > 0
+        }
+        _ => true,
+    };
+    // An I/O of a multiple of the unit, aligned to its size, covers whole units.
+    let bs = w.max_bs();
+    let per_io = bs.div_ceil(unit) + u64::from(!bs.is_multiple_of(unit));
+    let span = w.span(capacity);
+    let bytes_units = |b: u64| b.div_ceil(unit).saturating_add(per_io);
+    let n = match (w.number_ios, w.io_size, w.runtime) {
+        (Some(n), b, _) => n
+            .saturating_mul(per_io)
+            .min(b.map_or(u64::MAX, |b| bytes_units(b.bytes()))),
+        (None, Some(b), _) => bytes_units(b.bytes()),
+        (None, None, Some(_)) => u64::MAX,
+        (None, None, None) => bytes_units(span),
+    };
+    // trimwrite trims and then writes each block.
+    let n = match w.rw {
+        Rw::TrimWrite | Rw::RandTrimWrite => n.saturating_mul(2),
+        _ => n,
+    };
+    Some(JobStores {
+        units: n.saturating_mul(u64::from(w.numjobs.max(1))),
+        lo: w.offset.bytes() / unit,
+        hi: (w.offset.bytes() + span).min(capacity).div_ceil(unit),
+        random,
+    })
+}
+
+/// The estimate of a run of `jobs` on `dev` prepared in `state` (see the header).
+/// `keep_prepared`: the prepared drive stays in the process's cache (`reuse_prep`),
+/// so the run copies the chunks it stores into rather than storing in place.
+pub fn estimate(
+    dev: &DeviceConfig,
+    state: DriveState,
+    jobs: &[WorkloadConfig],
+    verify: bool,
+    keep_prepared: bool,
+) -> MemoryEstimate {
+    let geo = Geometry::new(dev);
+    let unit = geo.unit_bytes.max(1);
+    let capacity = dev.capacity_bytes();
+    let host = capacity / unit;
+    let map_units = translation_units(dev, &geo);
+    let l2p_len = host + map_units;
+    let p2l_len = geo.total_units();
+    let whole =
+        (l2p_len.div_ceil(CHUNK_LEN as u64) + p2l_len.div_ceil(CHUNK_LEN as u64)) * CHUNK_BYTES;
+    let dies = geo.dies.max(1) as u64;
+    let upb = geo.units_per_block as u64;
+    let area = jobs_area_bytes(jobs, capacity);
+    let area = area.start / unit..area.end.div_ceil(unit).min(host);
+    let whole_area = area.start == 0 && area.end >= host;
+    let slc = geo.native_blocks_per_die < geo.blocks_per_die;
+
+    // The oracle's pages preparation and the run write (4 bytes a unit in the tags and
+    // the shadow, in pages of 4 KiB), when no fill wrote them all.
+    let mut oracle_bytes = 0u64;
+    // Preparation's stores, in chunks, and the units of each die its native fill used.
+    let (mut c, native_per_die, fills_all) = match state {
+        DriveState::Fresh | DriveState::Normal | DriveState::Sustain => (0, 0, false),
+        DriveState::Full | DriveState::FullSlcExhausted => (0, l2p_len.div_ceil(dies), true),
+        DriveState::NormalWritten if whole_area => (0, l2p_len.div_ceil(dies), true),
+        DriveState::NormalWritten => {
+            let per_die = (area.end - area.start).div_ceil(dies) + upb;
+            oracle_bytes += 8 * (area.end - area.start);
+            (
+                chunks(area.start, area.end, l2p_len) + die_chunks(&geo, 0, per_die),
+                per_die,
+                false,
+            )
+        }
+        DriveState::Steady | DriveState::Aging => (whole / CHUNK_BYTES, 0, true),
+    };
+    let aged = matches!(state, DriveState::Steady | DriveState::Aging);
+    if !aged {
+        let slc_fill = slc && matches!(state, DriveState::Sustain | DriveState::FullSlcExhausted);
+        if slc_fill {
+            // The first logical units into the SLC blocks at the end of every die;
+            // after a full fill, their first copies (each die's first rows) invalidated.
+            // Dynamic SLC on a full drive has only its least blocks (`slc.min_size`).
+            let mut slc_blocks = (geo.blocks_per_die - geo.native_blocks_per_die) as u64;
+            if dev.slc.mode == SlcMode::Dynamic && state == DriveState::FullSlcExhausted {
+                let per_block = dev.slc_block_bytes() * dies;
+                slc_blocks = slc_blocks.min(dev.slc.min_size.bytes().div_ceil(per_block.max(1)));
+            }
+            let slc_units = slc_blocks * upb / geo.bits_per_cell.max(1) as u64;
+            let first = (slc_units * dies).min(host);
+            c += chunks(0, first, l2p_len);
+            oracle_bytes += 8 * first;
+            let slc_start = geo.native_blocks_per_die as u64 * upb;
+            c += die_chunks(&geo, slc_start, slc_start + slc_blocks * upb);
+            if state == DriveState::FullSlcExhausted {
+                c += die_chunks(&geo, 0, first.div_ceil(dies) + upb);
+            }
+        }
+        let written = fills_all || slc_fill || state == DriveState::NormalWritten;
+        if map_units > 0 && written {
+            // Translation pages: their logical units, their copies from the fill (the
+            // last rows of each die) and the translation blocks after the data.
+            let budget = translation_budget_blocks(dev, &geo, map_units) as u64;
+            let start = native_per_die / upb * upb;
+            let old = if fills_all {
+                map_units.div_ceil(dies) + upb
+            } else {
+                0
+            };
+            let pool = (budget + dev.ftl.gc_target_blocks as u64 + 2) * upb;
+            c += chunks(host, l2p_len, l2p_len);
+            oracle_bytes += 4 * map_units + 4 * pool * dies;
+            c += die_chunks(&geo, start.saturating_sub(old), start + pool);
+        }
+    }
+    let prepared_maps = (c * CHUNK_BYTES).min(whole);
+
+    // The run's stores: into the L2P map within the jobs' spans; into the P2L map
+    // where the new copies go (each die's open blocks, in order) and where the old
+    // ones were (scattered, for random writes on a drive that holds data).
+    let holds_data = !matches!(state, DriveState::Fresh | DriveState::Normal);
+    let p2l_chunks = p2l_len.div_ceil(CHUNK_LEN as u64);
+    // Units written before GC starts: none on an aged drive, the spare of a full one.
+    let free_units = match state {
+        _ if aged => 0,
+        _ if fills_all => p2l_len.saturating_sub(l2p_len),
+        _ => p2l_len.saturating_sub(native_per_die * dies),
+    };
+    let (mut l2p, mut p2l) = (0u64, 0u64);
+    for w in jobs {
+        let Some(j) = job_stores(w, capacity, unit) else {
+            continue;
+        };
+        let (n, hi) = (j.units, j.hi.max(j.lo + 1));
+        let k = if j.random {
+            chunks(j.lo, hi, l2p_len)
+        } else {
+            chunks(j.lo, j.lo.saturating_add(n).min(hi), l2p_len)
+        };
+        l2p = l2p.saturating_add(spread_bytes(n, k));
+        let shadow = if j.random {
+            n.saturating_mul(PAGE_BYTES).min(4 * l2p_len)
+        } else {
+            n.saturating_mul(4)
+        };
+        let copies = n.saturating_add(
+            n.saturating_sub(free_units)
+                .saturating_mul(GC_UNITS_PER_UNIT - 1),
+        );
+        oracle_bytes = oracle_bytes
+            .saturating_add(shadow)
+            .saturating_add(copies.saturating_mul(4));
+        let new = die_chunks(&geo, 0, copies / dies + upb).min(p2l_chunks);
+        p2l = p2l.saturating_add(spread_bytes(copies, new));
+        if holds_data {
+            let old = if j.random { p2l_chunks } else { new };
+            p2l = p2l.saturating_add(spread_bytes(copies, old));
+        }
+    }
+    let l2p_whole = l2p_len.div_ceil(CHUNK_LEN as u64) * CHUNK_BYTES;
+    let mut run_maps = l2p
+        .min(l2p_whole)
+        .saturating_add(p2l.min(whole - l2p_whole));
+    if !keep_prepared {
+        // Chunks preparation stored into are stored in place.
+        run_maps = run_maps.min(whole - prepared_maps);
+    }
+
+    let oracle = match (verify, fills_all) {
+        (false, _) => 0,
+        (true, true) => 4 * (l2p_len + p2l_len),
+        (true, false) => oracle_bytes.min(4 * (l2p_len + p2l_len)),
+    };
+    let place = dev.map_placement();
+    let segments = if place.whole { 0 } else { place.segments };
+    let blocks = geo.total_blocks() as u64;
+    let job_count: u64 = jobs.iter().map(|w| u64::from(w.numjobs.max(1))).sum();
+    // A job's logs grow with simulated time, known here only from its runtime.
+    let logs: u64 = jobs
+        .iter()
+        .filter_map(|w| {
+            w.runtime
+                .map(|r| (r.ns() + w.ramp_time.ns(), w.numjobs.max(1)))
+        })
+        .map(|(ns, n)| (ns / crate::stats::BW_WINDOW_NS + 1) * u64::from(n) * LOG_WINDOW_BYTES)
+        .fold(0u64, u64::saturating_add);
+    MemoryEstimate {
+        prepared_maps,
+        run_maps,
+        oracle,
+        fixed: PER_BLOCK_BYTES * blocks + PER_SEGMENT_BYTES * segments,
+        base: BASE_BYTES,
+        jobs: (job_count.max(1) * JOB_BYTES).saturating_add(logs),
+        job_count: job_count.max(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{load_device, load_jobs, DeviceSpec};
+
+    fn device(preset: &str) -> DeviceConfig {
+        load_device(&DeviceSpec::Preset(preset.into()), &[]).unwrap()
+    }
+
+    fn jobs(dev: &DeviceConfig, sets: &[&str]) -> Vec<WorkloadConfig> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load_jobs("{}", &sets, dev.capacity_bytes()).unwrap()
+    }
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_read_of_a_full_drive_costs_no_map_and_an_aged_drive_both_maps() {
+        let dev = device("client-tlc-dram");
+        let read = jobs(&dev, &["rw=randread", "number_ios=2000"]);
+        let e = estimate(&dev, DriveState::Full, &read, false, false);
+        assert_eq!((e.prepared_maps, e.run_maps, e.oracle), (0, 0, 0));
+        assert!(e.total() < 40 * MIB, "{e:?}");
+        let bound = dev.memory_estimate_bytes(false, false);
+        let steady = estimate(&dev, DriveState::Steady, &read, false, false).total();
+        assert!(
+            steady > bound * 9 / 10 && steady < bound * 11 / 10,
+            "{steady} {bound}"
+        );
+        // With the oracle a full drive's tags are all written by the fill.
+        let v = estimate(&dev, DriveState::Full, &read, true, false);
+        assert!(v.oracle > 900 * MIB, "{v:?}");
+    }
+
+    #[test]
+    fn writes_cost_what_they_can_store_and_a_runtime_everything() {
+        let dev = device("client-tlc-dram");
+        let whole = dev.memory_estimate_bytes(false, false) - BASE_BYTES;
+        let few = jobs(&dev, &["rw=randwrite", "number_ios=2000"]);
+        let e = estimate(&dev, DriveState::Fresh, &few, false, false);
+        assert!(e.run_maps > 0 && e.run_maps < MIB, "{e:?}");
+        let timed = jobs(&dev, &["rw=randwrite", "runtime=1s"]);
+        let e = estimate(&dev, DriveState::Full, &timed, false, false);
+        assert!(e.run_maps > whole * 9 / 10, "{e:?} {whole}");
+        assert!(e.jobs > JOB_BYTES, "the runtime's log windows count: {e:?}");
+        let seq = jobs(&dev, &["rw=write", "bs=128k", "size=1GiB"]);
+        let e = estimate(&dev, DriveState::Full, &seq, false, false);
+        assert!(e.run_maps < 64 * MIB, "{e:?}");
+    }
+
+    #[test]
+    fn jobs_are_counted_with_their_clones() {
+        let dev = device("tiny-test");
+        let many = jobs(&dev, &["rw=randread", "numjobs=256"]);
+        let e = estimate(&dev, DriveState::Full, &many, false, false);
+        assert_eq!(e.job_count, 256);
+        assert_eq!(e.jobs, 256 * JOB_BYTES);
+    }
+
+    #[test]
+    fn a_demand_paged_map_stores_its_translation_pages_when_prepared() {
+        let dev = device("mqsim-default");
+        let read = jobs(&dev, &["rw=randread", "number_ios=2000"]);
+        let full = estimate(&dev, DriveState::Full, &read, false, false);
+        let fresh = estimate(&dev, DriveState::Fresh, &read, false, false);
+        assert_eq!(fresh.prepared_maps, 0);
+        // One P2L chunk per die (64 dies) and the translation units' L2P chunk.
+        assert!(full.prepared_maps >= 64 * 2 * MIB, "{full:?}");
+        assert!(full.prepared_maps <= 100 * 2 * MIB, "{full:?}");
+    }
+
+    #[test]
+    fn chunk_counts_are_exact() {
+        let c = CHUNK_LEN as u64;
+        assert_eq!(chunks(0, 0, 10 * c), 0);
+        assert_eq!(chunks(0, 1, 10 * c), 1);
+        assert_eq!(chunks(c - 1, c + 1, 10 * c), 2);
+        assert_eq!(chunks(0, 100 * c, 10 * c), 10);
+        assert_eq!(spread_bytes(100, 10), 100 * OVERLAY_ENTRY_BYTES);
+        assert_eq!(spread_bytes(c, 1), CHUNK_BYTES);
+    }
+}
