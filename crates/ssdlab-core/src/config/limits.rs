@@ -9,6 +9,7 @@
 //! (docs/reliability.md).
 
 use super::device::DeviceConfig;
+use super::units::thousands;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -91,19 +92,6 @@ pub fn jobs_memory_error(estimate: u64, jobs: u64, max_bytes: u64) -> Option<Str
             mib(max_bytes)
         )
     })
-}
-
-/// `n` with a comma between thousands (12,288).
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// The error for a system run whose maps grew past `max_bytes` while it ran.

@@ -20,15 +20,20 @@ pub fn quoted(s: &str) -> String {
         return format!("'{s}'");
     }
     let head: String = s.chars().take(MAX_CHARS).collect();
-    let digits = n.to_string();
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
+    format!("'{head}…' ({} chars)", thousands(n as u64))
+}
+
+/// `n` with a comma between thousands (12,288).
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
         }
-        grouped.push(c);
+        out.push(ch);
     }
-    format!("'{head}…' ({grouped} chars)")
+    out
 }
 
 fn split_number(s: &str) -> Option<(f64, &str)> {

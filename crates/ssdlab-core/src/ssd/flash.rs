@@ -93,11 +93,7 @@ impl Ssd {
                 }
                 self.dq[d].program_queue(gc).pop_front();
                 let tx = *self.txns.get(t);
-                self.dies[d].op_txns[0] = t;
-                self.dies[d].op_len = 1;
-                self.dies[d].op_gc = matches!(tx.kind, TxnKind::Program { gc: true });
-                self.dies[d].op_suspends = 0;
-                self.dies[d].held = false;
+                self.set_program_op(die, t, matches!(tx.kind, TxnKind::Program { gc: true }));
                 self.program_dispatched(die, &tx);
                 let data_at = match tx.kind {
                     TxnKind::Program { gc: false } => self.write_buffer_fetch(now, tx.bytes),
@@ -121,6 +117,16 @@ impl Ssd {
                 self.begin(die, DieStage::Erase, end);
             }
         }
+    }
+
+    /// Make program transaction `t` the die's current operation.
+    fn set_program_op(&mut self, die: u32, t: u32, gc: bool) {
+        let d = &mut self.dies[die as usize];
+        d.op_txns[0] = t;
+        d.op_len = 1;
+        d.op_gc = gc;
+        d.op_suspends = 0;
+        d.held = false;
     }
 
     /// Bookkeeping of a program leaving its queue for the die.
@@ -152,12 +158,7 @@ impl Ssd {
         };
         let tx = *self.txns.get(t);
         self.program_dispatched(die, &tx);
-        let now = self.now();
-        let ch = self.geo.channel_of(die) as usize;
-        let din = self.data_in_ns(tx.bytes);
-        let din_end = self.channels[ch].reserve(now, din);
-        self.channels[ch].bytes += tx.bytes;
-        self.channels[ch].data_in_until = din_end;
+        let din_end = self.reserve_data_in(die, tx.bytes);
         self.counters.cached_programs += 1;
         self.dies[d].cached_program = Some(CachedProgram {
             txn: t,
@@ -169,12 +170,7 @@ impl Ssd {
     /// The previous program ended: start the cached one (waiting for the end of its
     /// data-in if that is still under way).
     fn start_cached_program(&mut self, die: u32, c: CachedProgram) {
-        let d = die as usize;
-        self.dies[d].op_txns[0] = c.txn;
-        self.dies[d].op_len = 1;
-        self.dies[d].op_gc = c.gc;
-        self.dies[d].op_suspends = 0;
-        self.dies[d].held = false;
+        self.set_program_op(die, c.txn, c.gc);
         if c.data_in_end > self.now() {
             self.begin(die, DieStage::DataIn, c.data_in_end);
         } else {
@@ -268,15 +264,20 @@ impl Ssd {
 
     /// Data-in of the die's program over the channel; tPROG follows.
     fn program_data_in(&mut self, die: u32) {
-        let now = self.now();
         let t = self.dies[die as usize].op_txns[0];
-        let bytes = self.txns.get(t).bytes;
+        let din_end = self.reserve_data_in(die, self.txns.get(t).bytes);
+        self.begin(die, DieStage::DataIn, din_end);
+    }
+
+    /// Book the channel for a program's data-in of `bytes` to `die`; returns its end.
+    fn reserve_data_in(&mut self, die: u32, bytes: u64) -> u64 {
+        let now = self.now();
         let ch = self.geo.channel_of(die) as usize;
         let din = self.data_in_ns(bytes);
         let din_end = self.channels[ch].reserve(now, din);
         self.channels[ch].bytes += bytes;
         self.channels[ch].data_in_until = din_end;
-        self.begin(die, DieStage::DataIn, din_end);
+        din_end
     }
 
     /// Enter `stage` until `until`; the time of the stage being left counts as busy

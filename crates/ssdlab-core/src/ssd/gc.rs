@@ -55,8 +55,7 @@ impl Ssd {
                     self.dq[die as usize]
                         .gc
                         .start_fold(b, self.geo.units_per_block);
-                    self.release_gc(die, false);
-                    self.kick_die(die);
+                    self.collection_started(die);
                 }
             }
         }
@@ -86,6 +85,11 @@ impl Ssd {
         self.dq[die as usize]
             .gc
             .start(victim, valid, self.geo.units_per_block, paced);
+        self.collection_started(die);
+    }
+
+    /// A victim's pace is set: queue what it allows and let the die work.
+    fn collection_started(&mut self, die: u32) {
         self.release_gc(die, false);
         self.kick_die(die);
     }
