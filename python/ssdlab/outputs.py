@@ -76,18 +76,27 @@ def _name_max(name: str) -> int:
             d = os.path.dirname(d)
 
 
-def check_file(path: str | os.PathLike, flag: str = "output") -> None:
-    """Raise :class:`OutputError` unless ``path`` can be written by :func:`write_file`."""
+def _resolvable(path: str | os.PathLike, flag: str, expected: str) -> str:
+    """``path`` as a string, refused when empty or when the system cannot resolve it (a loop
+    of symlinks, a name too long, ...). A path that does not exist yet is fine (a new file, or
+    a dangling symlink whose target is created), and so is one running through a file
+    (ENOTDIR: the callers say what is wrong with it)."""
     name = os.fspath(path)
     if name == "":
-        raise OutputError(f"{flag}: an empty path (expected a file name)")
+        raise OutputError(f"{flag}: an empty path (expected {expected})")
     try:
         os.stat(name)
     except FileNotFoundError:
-        pass  # a new file (or a dangling symlink: its target is created)
-    except OSError as e:  # a loop of symlinks, a name too long, ...
-        if e.errno != errno.ENOTDIR:  # ENOTDIR: a file as a directory, said below
+        pass
+    except OSError as e:
+        if e.errno != errno.ENOTDIR:
             raise _unresolvable(name, flag, e) from None
+    return name
+
+
+def check_file(path: str | os.PathLike, flag: str = "output") -> None:
+    """Raise :class:`OutputError` unless ``path`` can be written by :func:`write_file`."""
+    name = _resolvable(path, flag, "a file name")
     try:
         _check_file(name, flag)
     except OSError as e:
@@ -127,16 +136,7 @@ def _check_file(name: str, flag: str) -> None:
 def check_dir(path: str | os.PathLike, flag: str = "--out", subdirs: tuple[str, ...] = ()) -> None:
     """Raise :class:`OutputError` unless ``path`` is, or can be created as, a writable
     directory (and each of ``subdirs`` in it, where it exists, is a directory)."""
-    name = os.fspath(path)
-    if name == "":
-        raise OutputError(f"{flag}: an empty path (expected a directory name)")
-    try:
-        os.stat(name)
-    except FileNotFoundError:
-        pass
-    except OSError as e:
-        if e.errno != errno.ENOTDIR:  # ENOTDIR: a file on the way, said below
-            raise _unresolvable(name, flag, e) from None
+    name = _resolvable(path, flag, "a directory name")
     try:
         _check_dir(name, flag)
         for sub in subdirs:
