@@ -50,6 +50,16 @@ def test_public_figures_as_the_sources_state_them():
     assert cal.public_figure("980-1tb", "slc_empty") == (160, "anand980")
     assert cal.public_figure("980-500gb", "seq_write_after_slc") == (None, "none")
     assert cal.public_figure("980-1tb", "rand_read_qd32") == (500_000, "guru980")
+    assert cal.public_figure("980-pro-1tb", "seq_write") == (5000, "hwluxx980p")
+    assert cal.public_figure("980-pro-1tb", "seq_write_after_slc") == (2000, "hwluxx980p")
+    assert cal.public_figure("980-pro-500gb", "rand_read_qd32") == (800_000, "hwluxx980p")
+    assert cal.public_figure("980-pro-1tb", "slc_empty") == (114, "anand980p")
+
+
+def test_device_a_is_the_980_pro_and_the_970_evo_plus_is_kept():
+    assert cal.PRESET_DRIVE["seed000-dram"] == "980-pro-500gb"
+    assert cal.PRESET_DRIVE["seed000-dram-1tb"] == "980-pro-1tb"
+    assert cal.PRESET_DRIVE["samsung-970-evo-plus-1tb"] == "970-evo-plus-1tb"
 
 
 def test_parse_devices():
@@ -86,7 +96,7 @@ def test_table_from_given_values_needs_no_runs():
 @pytest.fixture(scope="module")
 def quick_rows():
     """One preset's table with tiny run lengths (the SLC fills still write past the cache)."""
-    return cal.table_rows([("seed000-dram", "970-evo-plus-500gb")], scale=0.01)
+    return cal.table_rows([("samsung-970-evo-plus", "970-evo-plus-500gb")], scale=0.01)
 
 
 def test_table_builds_for_one_preset(quick_rows):
@@ -94,13 +104,13 @@ def test_table_builds_for_one_preset(quick_rows):
     assert len(rows) == len(cal.FIGURES)
     for r in rows:
         assert r["source"] in cal.PUBLIC, r
-        assert r["device"] == "seed000-dram" and r["drive"] == "970 EVO Plus"
+        assert r["device"] == "samsung-970-evo-plus" and r["drive"] == "970 EVO Plus"
         assert r["capacity"] == "500 GB" and r["unit"] == cal.FIGURE_BY_KEY[r["figure_key"]].unit
         assert r["model"] is not None and r["model"] > 0, r  # every figure was measured
         assert r["verdict"] == cal.verdict(r["model"], r["public"])
         assert r["ratio"] == pytest.approx(r["model"] / r["public"])
     text = cal.markdown(rows)
-    assert text.count("\n") == len(rows) + 1 and "`seed000-dram`" in text
+    assert text.count("\n") == len(rows) + 1 and "`samsung-970-evo-plus`" in text
 
 
 def test_points_follow_the_stated_assumptions():
@@ -126,7 +136,7 @@ def test_main_writes_outputs_and_rejects_bad_input(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(cal, "measure", lambda device, *a, **k: got)
     out, js = tmp_path / "out", tmp_path / "rows.json"
     assert cal.main(["--devices", "seed000-dram", "--out", str(out), "--json", str(js)]) == 0
-    assert "| 970 EVO Plus | 500 GB |" in capsys.readouterr().out
+    assert "| 980 PRO | 500 GB |" in capsys.readouterr().out
     rows = json.loads(js.read_text())
     assert len(rows) == len(cal.FIGURES) and all(r["source"] in cal.PUBLIC for r in rows)
     with (out / "calibration.csv").open() as f:

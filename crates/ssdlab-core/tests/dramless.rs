@@ -204,13 +204,17 @@ const SEQ_WRITES: &str = r#"{"rw":"write","bs":"128k","iodepth":32,"size":"512Mi
 #[test]
 fn returning_buffer_room_at_data_in_lets_a_small_buffer_feed_more_programs() {
     // seed000-hmb-1tb: 576 KiB of SRAM write buffer, 64 KiB per die program (4 planes
-    // x 16 KiB), SLC programs of 200 us. Held until a program ends, each 64 KiB
+    // x 16 KiB), SLC programs set to 200 us (slower than the preset's, so that the link
+    // does not bind first). Held until a program ends, each 64 KiB
     // occupies the buffer for its data-in (64 KiB at 1.4 GB/s, 46.8 us) plus tPROG
     // at least, so the buffer caps the write rate at 576 KiB / 246.8 us.
-    let held = common::device("seed000-hmb-1tb", &[]);
+    let held = common::device("seed000-hmb-1tb", &["slc.t_prog=\"200us\""]);
     let staged = common::device(
         "seed000-hmb-1tb",
-        &["controller.buffer_release=\"data-in\""],
+        &[
+            "slc.t_prog=\"200us\"",
+            "controller.buffer_release=\"data-in\"",
+        ],
     );
     let bw = |r: &serde_json::Value| common::f(&r["write"]["bw_bytes"]);
     let rh = common::simulate(&held, SEQ_WRITES, DriveState::Fresh, 1, false);

@@ -7,10 +7,12 @@ are modelled on: model value beside public figure, row by row, with a 15 % verdi
 
 | preset | modelled on |
 |---|---|
-| ``seed000-dram`` | Samsung 970 EVO Plus 500 GB (Phoenix, 512 MB LPDDR4) |
-| ``seed000-dram-1tb`` | Samsung 970 EVO Plus 1 TB (Phoenix, 1 GB LPDDR4) |
+| ``seed000-dram`` | Samsung 980 PRO 500 GB (Elpis, 512 MB LPDDR4) on PCIe 4.0 |
+| ``seed000-dram-1tb`` | Samsung 980 PRO 1 TB (Elpis, 1 GB LPDDR4) on PCIe 4.0 |
 | ``seed000-hmb`` | Samsung 980 500 GB (Pablo, DRAM-less, 64 MB HMB) |
 | ``seed000-hmb-1tb`` | Samsung 980 1 TB |
+| ``samsung-970-evo-plus`` | Samsung 970 EVO Plus 500 GB (Phoenix; device A until 2026-11-27) |
+| ``samsung-970-evo-plus-1tb`` | Samsung 970 EVO Plus 1 TB (Phoenix, 1 GB LPDDR4) |
 
 ``--devices`` takes those presets, or ``SPEC=DRIVE`` for another device (a preset or a
 .toml/.json file) measured against one drive's figures (DRIVE: a key of ``DRIVES``, e.g.
@@ -58,8 +60,8 @@ LBAs a test covers nor the drive's state beyond what the rows say. The assumptio
   resolved config, in MiB (memory is sold in binary units: "512 MB" LPDDR4 is 512 MiB).
 
 Run lengths scale with ``--quick`` (a tenth) or ``scale`` in Python; the SLC rows do not
-(they must write past the cache). Every run uses seed 1. The whole table for the four
-presets takes about 35 s of wall time on two cores.
+(they must write past the cache). Every run uses seed 1. The whole table for the six
+presets takes about a minute of wall time on two cores.
 """
 
 from __future__ import annotations
@@ -85,16 +87,20 @@ VERDICTS = ("within", "outside", "not published", "not run")
 
 # Drive keys -> (drive, capacity).
 DRIVES: dict[str, tuple[str, str]] = {
+    "980-pro-500gb": ("980 PRO", "500 GB"),
+    "980-pro-1tb": ("980 PRO", "1 TB"),
     "970-evo-plus-500gb": ("970 EVO Plus", "500 GB"),
     "970-evo-plus-1tb": ("970 EVO Plus", "1 TB"),
     "980-500gb": ("980", "500 GB"),
     "980-1tb": ("980", "1 TB"),
 }
 PRESET_DRIVE: dict[str, str] = {
-    "seed000-dram": "970-evo-plus-500gb",
-    "seed000-dram-1tb": "970-evo-plus-1tb",
+    "seed000-dram": "980-pro-500gb",
+    "seed000-dram-1tb": "980-pro-1tb",
     "seed000-hmb": "980-500gb",
     "seed000-hmb-1tb": "980-1tb",
+    "samsung-970-evo-plus": "970-evo-plus-500gb",
+    "samsung-970-evo-plus-1tb": "970-evo-plus-1tb",
 }
 DEFAULT_DEVICES = tuple(PRESET_DRIVE)
 
@@ -117,17 +123,56 @@ FIGURES: tuple[Figure, ...] = (
     Figure("rand_write_qd1", "4K random write QD1 T1", "IOPS"),
     Figure("slc_empty", "SLC cache, empty drive (max)", "GB"),
     Figure("slc_full", "SLC cache, full drive (min)", "GB"),
-    Figure("map_memory", "DRAM (970) / HMB (980)", "MiB"),
+    Figure("map_memory", "DRAM (970, 980 PRO) / HMB (980)", "MiB"),
 )
 FIGURE_BY_KEY = {f.key: f for f in FIGURES}
 
 E5, E1T = "970-evo-plus-500gb", "970-evo-plus-1tb"
+P5, P1T = "980-pro-500gb", "980-pro-1tb"
 N5, N1T = "980-500gb", "980-1tb"
 
 # Public figures, by source. "figures" maps (drive key, figure key) to the value in the
 # figure's unit; every (drive, figure) pair appears in exactly one source ("none" holds the
 # figures no source gives). Quotes are a few words of each source, for finding the figure.
 PUBLIC: dict[str, dict[str, Any]] = {
+    "hwluxx980p": {
+        "cite": "Hardwareluxx, 'Samsung schaltet Produktseite zur 980 Pro SSD online' (Samsung's "
+        "product page table, 250 GB / 500 GB / 1 TB columns, and the post-cache write rates)",
+        "url": "https://hardwareluxx.de/index.php/news/hardware/festplatten/53978-samsung-"
+        "schaltet-produktseite-zur-980-pro-ssd-online.html",
+        "quotes": (
+            "sequentielles Schreiben | 2.700 MB/s | 5.000 MB/s | 5.000 MB/s",
+            "Random Read/Write (4KB, QD32) | 500.000/600.000 | 800.000/1.000.000 | "
+            "1.000.000/1.000.000",
+            "Dann bricht die Datenrate auf 2.000 MB/s, 1.100 MB/s oder gar 500 MB/s zusammen",
+        ),
+        "figures": {
+            (P5, "seq_read"): 6900,
+            (P5, "seq_write"): 5000,
+            (P5, "seq_write_after_slc"): 1100,
+            (P5, "rand_read_qd32"): 800_000,
+            (P5, "rand_write_qd32"): 1_000_000,
+            (P5, "rand_read_qd1"): 22_000,
+            (P5, "rand_write_qd1"): 60_000,
+            (P5, "map_memory"): 512,
+            (P1T, "seq_read"): 7000,
+            (P1T, "seq_write"): 5000,
+            (P1T, "seq_write_after_slc"): 2000,
+            (P1T, "rand_read_qd32"): 1_000_000,
+            (P1T, "rand_write_qd32"): 1_000_000,
+            (P1T, "rand_read_qd1"): 22_000,
+            (P1T, "rand_write_qd1"): 60_000,
+            (P1T, "map_memory"): 1024,
+        },
+    },
+    "anand980p": {
+        "cite": "AnandTech, 'The Samsung 980 PRO PCIe 4.0 SSD Review' (2020), page 3 "
+        "(whole-drive fill: the 1 TB's SLC cache 'rated for 114GB')",
+        "url": "https://www.anandtech.com/Show/Index/16087?page=3&slug=the-samsung-980-pro-pcie-"
+        "4-ssd-review",
+        "quotes": ("5GB/s writing to the SLC cache on the 1TB model", "rated for 114GB"),
+        "figures": {(P1T, "slc_empty"): 114},
+    },
     "digit970": {
         "cite": "digit.in, Samsung 970 EVO Plus review: Samsung's specification table "
         "(250 GB / 500 GB / 1 TB columns)",
@@ -233,10 +278,16 @@ PUBLIC: dict[str, dict[str, Any]] = {
     },
     "none": {
         "cite": "not published: no figure in the sources above (the 980's data sheet gives "
-        "no post-cache or minimum-cache figure)",
+        "no post-cache or minimum-cache figure; the 980 PRO's minimum cache and its 500 GB's "
+        "maximum are not in a source we could check)",
         "url": "",
         "quotes": (),
         "figures": {
+            (P5, "rand_write_qd32_after_slc"): None,
+            (P1T, "rand_write_qd32_after_slc"): None,
+            (P5, "slc_empty"): None,
+            (P5, "slc_full"): None,
+            (P1T, "slc_full"): None,
             (N5, "seq_write_after_slc"): None,
             (N5, "rand_write_qd32_after_slc"): None,
             (N1T, "rand_write_qd32_after_slc"): None,
@@ -536,13 +587,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m ssdlab.studies.seed000_calibration",
         description="The seed000 presets beside the public figures of the drives they are "
-        "modelled on (970 EVO Plus, 980; 500 GB and 1 TB).",
+        "modelled on (980 PRO, 980, 970 EVO Plus; 500 GB and 1 TB).",
     )
     ap.add_argument("--out", metavar="DIR", help="also write calibration.md and calibration.csv")
     ap.add_argument(
         "--devices",
         help=f"comma-separated: presets ({', '.join(PRESET_DRIVE)}) or SPEC=DRIVE "
-        f"(DRIVE: {', '.join(DRIVES)}); default: the four presets",
+        f"(DRIVE: {', '.join(DRIVES)}); default: the six presets",
     )
     ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout)")
     ap.add_argument("--quick", action="store_true", help="a tenth of every run length")

@@ -100,6 +100,9 @@ pub struct ControllerConfig {
     /// When a host program's room in the write buffer is returned: `program` (default) when the die has programmed it; `data-in` once its data is in the die's page buffers, so the buffer stages transfers rather than whole programs.
     #[serde(default)]
     pub buffer_release: BufferRelease,
+    /// Optional ceiling of the host write data path (DMA engine / internal bus into the write buffer): host write data enters the buffer no faster than this, whatever the link allows. Unset: the link alone paces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_path: Option<Bandwidth>,
 }
 
 /// When the write buffer gets a host program's room back.
@@ -532,6 +535,11 @@ impl DeviceConfig {
             super::units::check_bandwidth("dram.bandwidth", self.dram.bandwidth.0, false)
         {
             errs.push(e);
+        }
+        if let Some(b) = self.controller.write_path {
+            if let Err(e) = super::units::check_bandwidth("controller.write_path", b.0, false) {
+                errs.push(e);
+            }
         }
         if !(128..=4096).contains(&h.max_payload.bytes())
             || !h.max_payload.bytes().is_power_of_two()

@@ -11,6 +11,8 @@ pub const DEVICE_NAMES: &[&str] = &[
     "seed000-hmb",
     "seed000-dram-1tb",
     "seed000-hmb-1tb",
+    "samsung-970-evo-plus",
+    "samsung-970-evo-plus-1tb",
     "emmc-32g",
     "mqsim-default",
     "tiny-test",
@@ -28,6 +30,10 @@ pub fn device_toml(name: &str) -> Option<&'static str> {
         "seed000-hmb" => include_str!("../../presets/seed000-hmb.toml"),
         "seed000-dram-1tb" => include_str!("../../presets/seed000-dram-1tb.toml"),
         "seed000-hmb-1tb" => include_str!("../../presets/seed000-hmb-1tb.toml"),
+        "samsung-970-evo-plus" => include_str!("../../presets/samsung-970-evo-plus.toml"),
+        "samsung-970-evo-plus-1tb" => {
+            include_str!("../../presets/samsung-970-evo-plus-1tb.toml")
+        }
         "emmc-32g" => include_str!("../../presets/emmc-32g.toml"),
         "mqsim-default" => include_str!("../../presets/mqsim-default.toml"),
         "tiny-test" => include_str!("../../presets/tiny-test.toml"),

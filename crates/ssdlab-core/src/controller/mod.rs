@@ -19,10 +19,12 @@
 //! device loop (`ssd::sched`).
 
 mod adaptive;
+mod data_path;
 mod gc_pacing;
 mod read_cache;
 
 pub use adaptive::{AdaptiveDelay, Decision};
+pub use data_path::WritePath;
 pub use gc_pacing::{GcPace, Release};
 pub use read_cache::ReadCache;
 

@@ -260,7 +260,11 @@ impl Ssd {
             self.internal_write_data(cmd);
             return;
         }
-        let arrived = self.pcie.read_host(self.now(), 0, c.len);
+        let now = self.now();
+        let mut arrived = self.pcie.read_host(now, 0, c.len);
+        if let Some(path) = self.write_path.as_mut() {
+            arrived = path.book(now, c.len, arrived);
+        }
         self.q.schedule(arrived, Event::WriteDataIn { cmd });
     }
 

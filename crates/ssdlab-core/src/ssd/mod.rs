@@ -116,6 +116,8 @@ pub struct Ssd {
     txns: Slab<Txn>,
     cmds: Slab<Cmd>,
     buffer: WriteBuffer,
+    /// `controller.write_path`: the ceiling of the host write data path, if set.
+    write_path: Option<crate::controller::WritePath>,
     /// Writes whose data arrived but found no die able to take it.
     alloc_waiters: std::collections::VecDeque<u32>,
     /// Trims and flushes waiting for those writes to be placed first.
@@ -293,6 +295,10 @@ impl Ssd {
             txns: Slab::default(),
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
+            write_path: cfg
+                .controller
+                .write_path
+                .map(|b| crate::controller::WritePath::new(b.0 as u64)),
             alloc_waiters: Default::default(),
             trim_waiters: Default::default(),
             flushes: flush::Flushes::new(geo.dies),

@@ -345,6 +345,10 @@ impl Ssd {
                 core_util,
                 write_buffer_peak_bytes: self.buffer.peak_units() * self.unit_bytes,
                 write_buffer_waits: self.buffer.waits(),
+                write_path_util: self
+                    .write_path
+                    .as_ref()
+                    .map(|p| frac(p.busy_by(sim_ns), sim_ns)),
             },
             pcie: PcieStats {
                 up_payload_bytes: self.pcie.up.payload_bytes,

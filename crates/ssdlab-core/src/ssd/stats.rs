@@ -169,6 +169,9 @@ pub struct ControllerStats {
     pub write_buffer_peak_bytes: u64,
     /// Host writes that waited for room in the write buffer.
     pub write_buffer_waits: u64,
+    /// `controller.write_path` busy time / simulated time (0..1); absent when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_path_util: Option<f64>,
 }
 
 /// The PCIe link (up: device to host; down: host to device).
