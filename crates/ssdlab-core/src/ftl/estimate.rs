@@ -233,11 +233,12 @@ fn job_ios(w: &WorkloadConfig, capacity: u64) -> u64 {
 }
 
 /// Simulated time the jobs' I/O take, at most (for their report logs), in ns: the work
-/// all jobs give the flash (each unit programmed `gc_waf` times once the free units are
-/// used, on an aged drive from the start; each unit read once), spread over every die
-/// and plane, and the controller's command time over its cores, times
-/// `TIME_MARGIN`; or the longest a job's own pacing takes (`rate_iops`, `thinktime`, a
-/// timed trace's arrivals), if longer.
+/// all jobs give the flash, spread over every die and plane (each unit written at random
+/// programmed `gc_waf` times once the free units are used, on an aged drive from the
+/// start; a unit written in order once, as it leaves GC nothing to copy; a page read
+/// per read), and the controller's command time over its cores, times `TIME_MARGIN`;
+/// or the longest a job's own pacing takes (`rate_iops`, `thinktime`, a timed trace's
+/// arrivals), if longer.
 fn run_time_ns(
     dev: &DeviceConfig,
     geo: &Geometry,
@@ -260,6 +261,8 @@ fn run_time_ns(
     // Greedy GC under uniform random writes: 1 / (2 x over-provisioning).
     let gc_waf = (0.5 / dev.ftl.over_provisioning.max(0.01)).max(1.0);
     let (mut reads, mut writes, mut ios, mut paced) = (0f64, 0f64, 0f64, 0f64);
+    // Units written in order: they invalidate whole blocks, GC copies nothing.
+    let mut in_order = 0f64;
     for w in jobs {
         let n = job_ios(w, capacity) as f64 * f64::from(w.numjobs.max(1));
         ios += n;
@@ -291,6 +294,9 @@ fn run_time_ns(
         };
         reads += n * rd;
         writes += n * wr;
+        if w.trace_stats.is_none() && matches!(w.rw, Rw::Write) && w.seq_skip.bytes() == 0 {
+            in_order += n * wr;
+        }
         let per_job = job_ios(w, capacity) as f64;
         if let Some(r) = w.rate_iops.filter(|&r| r > 0) {
             paced = paced.max(per_job / r as f64 * 1e9);
@@ -301,7 +307,8 @@ fn run_time_ns(
         }
     }
     let free = if aged { 0.0 } else { free_units as f64 };
-    let programmed = writes.min(free) + (writes - free).max(0.0) * gc_waf;
+    let random = writes - in_order;
+    let programmed = in_order + random.min(free) + (random - free).max(0.0) * gc_waf;
     let flash = programmed * prog_ns + reads * read_ns + ios * cmd_ns;
     let t = (flash * TIME_MARGIN).max(paced);
     if t >= u64::MAX as f64 {
