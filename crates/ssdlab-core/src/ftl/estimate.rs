@@ -572,7 +572,7 @@ mod tests {
         // reads of a page at 50 us on 4 dies: 20 s, 40 windows; twice that at most).
         let logs = e.jobs - 256 * JOB_BYTES;
         assert!(
-            logs >= 256 * 40 * LOG_WINDOW_BYTES && logs <= 256 * 100 * LOG_WINDOW_BYTES,
+            (256 * 40 * LOG_WINDOW_BYTES..=256 * 100 * LOG_WINDOW_BYTES).contains(&logs),
             "{e:?}"
         );
         let few = jobs(&dev, &["rw=randread", "numjobs=256", "number_ios=20"]);
