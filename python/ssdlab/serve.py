@@ -36,11 +36,12 @@ def serve(
     set=None,
     time_scale: float = 1.0,
     backing: str | None = None,
-    late_tolerance_us: float = 20.0,
+    late_tolerance_us: float | None = None,
     reply_bytes_per_client: int = REPLY_BYTES_PER_CLIENT,
     reply_bytes_total: int = REPLY_BYTES_TOTAL,
     max_clients: int = MAX_CLIENTS,
     client_timeout_s: int = CLIENT_TIMEOUT_S,
+    realtime: bool = False,
 ) -> dict:
     """Serve ``device`` over NBD until SIGINT/SIGTERM; returns ``{"serve", "report"}``.
 
@@ -49,7 +50,9 @@ def serve(
     for one client and for all; ``max_clients`` the clients connected at once (more are
     closed as they connect); a client that leaves its replies unread for
     ``client_timeout_s`` seconds is disconnected (0: never). See docs/reliability.md,
-    "Serve clients".
+    "Serve clients". ``late_tolerance_us`` (wall µs; default ``late_tolerance(time_scale)``)
+    is the lateness past which a reply counts as late; ``realtime`` serves at real-time
+    priority where permitted (docs/serve.md).
     """
     kind, text, origin = api._device_args(device)
     if socket is not None and port is not None:
@@ -60,9 +63,12 @@ def serve(
         raise api.ConfigError(
             f"--time-scale: {time_scale} must be a number > 0 (10 = ten times slower)"
         )
+    if late_tolerance_us is None:
+        late_tolerance_us = late_tolerance(time_scale)
     if not late_tolerance_us >= 0:
         raise api.ConfigError(f"--late-us: {late_tolerance_us} must be >= 0")
-
+    if not isinstance(realtime, bool):
+        raise api.ConfigError(f"realtime: {api.clip(realtime)} is not allowed (True or False)")
     if not isinstance(seed, int) or seed < 0:
         raise api.ConfigError(f"seed: '{seed}' must be a non-negative integer")
     for name, v in [
@@ -97,8 +103,16 @@ def serve(
         reply_bytes_total=reply_bytes_total,
         max_clients=max_clients,
         client_timeout_s=client_timeout_s,
+        realtime=realtime,
     )
     return json.loads(out)
+
+
+def late_tolerance(time_scale: float) -> float:
+    """The default lateness tolerance in wall µs: 2 simulated µs (a few percent of a read),
+    and at least 20 wall µs (what a timed wake-up on a virtual machine may overshoot by):
+    20 µs at time scales up to 10, 200 µs at 100."""
+    return max(20.0, 2.0 * time_scale)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -134,6 +148,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             reply_bytes_total=total,
             max_clients=args.max_clients,
             client_timeout_s=args.client_timeout,
+            realtime=args.realtime,
         )
     except RuntimeError as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
@@ -186,9 +201,16 @@ def register(sub) -> None:
     p.add_argument(
         "--late-us",
         type=float,
-        default=20.0,
+        default=None,
         metavar="US",
-        help="a reply sent more than this after its due time is late (default 20)",
+        help="a reply sent more than this (wall µs) after its due time is late "
+        "(default: 2 simulated µs, at least 20: 20 up to --time-scale 10, 200 at 100)",
+    )
+    p.add_argument(
+        "--realtime",
+        action="store_true",
+        help="serve at real-time priority (SCHED_FIFO 1) where permitted, so that other "
+        "programs do not delay replies (docs/serve.md)",
     )
     p.add_argument(
         "--reply-bytes-per-client",

@@ -7,6 +7,10 @@
 //! due less a margin (what the machine's wake-ups take, 20 to 300 us), then
 //! busy-polls the rest.
 //!
+//! With `realtime` the thread runs at SCHED_FIFO where permitted (`realtime.rs`):
+//! under load, replies are late mostly because another program holds the core when a
+//! deadline comes, not because of the wake-up itself (docs/serve.md).
+//!
 //! Single-threaded. Simplified: the model sees requests rounded out to 512-byte
 //! sectors (trims rounded in); a write is stored when received; write zeroes with
 //! NBD_CMD_FLAG_NO_HOLE is a write to the model, without it a deallocate; the time
@@ -24,6 +28,7 @@
 
 mod nbd;
 mod net;
+mod realtime;
 mod signals;
 mod store;
 
@@ -92,6 +97,10 @@ pub struct ServeOptions {
     /// A client with replies waiting that takes none of their bytes for this long is
     /// disconnected (its queued bytes freed for the others); None: never.
     pub client_timeout: Option<Duration>,
+    /// Serve at real-time priority (SCHED_FIFO 1) where the system permits it, so that
+    /// other programs on the machine do not delay replies; else a warning and the
+    /// normal priority.
+    pub realtime: bool,
 }
 
 /// Default `ServeOptions::client_reply_bytes`: two 24 MiB reads, or 16,384 of 4 KiB.
@@ -262,6 +271,8 @@ struct Server {
     refused_logged_at: Option<Instant>,
     /// Clients disconnected by `client_timeout`.
     timed_out: u64,
+    /// The scheduling policy the server ran at ("fifo" or "normal").
+    policy: &'static str,
 }
 
 impl Server {
@@ -538,6 +549,7 @@ impl Server {
         s["refused_connections"] = json!(self.refused);
         s["client_timeout_s"] = json!(self.client_timeout.map(|d| d.as_secs()));
         s["timed_out_clients"] = json!(self.timed_out);
+        s["scheduling"] = json!(self.policy);
         s
     }
 
@@ -686,8 +698,28 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
         refused_unlogged: 0,
         refused_logged_at: None,
         timed_out: 0,
+        policy: "normal",
+    };
+    let old_policy = if opts.realtime {
+        match realtime::enter() {
+            Ok(old) => {
+                srv.policy = "fifo";
+                Some(old)
+            }
+            Err(e) => {
+                eprintln!(
+                    "ssdlab serve: --realtime: SCHED_FIFO not permitted ({e}); serving at normal priority (needs CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more)"
+                );
+                None
+            }
+        }
+    } else {
+        None
     };
     let result = run_loop(&mut srv, &listener, &handlers);
+    if let Some(old) = old_policy {
+        realtime::leave(old);
+    }
     if old_slack > 0 {
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, old_slack as u64, 0, 0, 0) };
     }
