@@ -7,6 +7,7 @@ Prints, per point, fio's IOPS and mean latency and the server's late_pct and wor
 lateness. Needs fio with the nbd engine. Usage:
 
     python scripts/serve_bench.py [--device client-tlc-dram] [--seconds 5] [--late-us 20]
+                                  [--time-scale 1] [--realtime]
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def point(a, iodepth: int, rate: int | None, tmp: str) -> dict:
             stats,
             "--late-us",
             str(a.late_us),
+            "--time-scale",
+            str(a.time_scale),
+            *(["--realtime"] if a.realtime else []),
         ],
         stderr=subprocess.DEVNULL,
     )
@@ -62,6 +66,7 @@ def point(a, iodepth: int, rate: int | None, tmp: str) -> dict:
         "late_pct": round(s["late_pct"], 3),
         "mean_late_us": round(s["mean_lateness_ns"] / 1e3, 1),
         "worst_late_us": round(s["worst_lateness_ns"] / 1e3, 1),
+        "scheduling": s.get("scheduling"),
     }
 
 
@@ -72,6 +77,8 @@ def main() -> None:
     ap.add_argument("--iodepths", default="1,4,16,32,64")
     ap.add_argument("--rates", default="20000,40000,60000,80000,100000")
     ap.add_argument("--late-us", type=float, default=20.0)
+    ap.add_argument("--time-scale", type=float, default=1.0)
+    ap.add_argument("--realtime", action="store_true", help="serve --realtime (SCHED_FIFO)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for q in map(int, a.iodepths.split(",")):

@@ -1,5 +1,7 @@
 """The same grid on a real two-worker Dask LocalCluster gives the local results."""
 
+import os
+
 import pytest
 import ssdlab
 from ssdlab.cli import main
@@ -50,3 +52,56 @@ def test_cli_scheduler_option(cluster, tmp_path, capsys):
     assert main(args) == 0
     assert "3 points: 3 ok, 0 failed" in capsys.readouterr().out
     assert sorted(ssdlab.sweep_results(out)["workload.iodepth"]) == [1, 2, 4]
+
+
+def test_ctrl_c_stops_the_runs_on_the_dask_workers(tmp_path):
+    """Ctrl-C of a sweep on a Dask cluster stops its runs on the workers (issue 31): a
+    cancelled Dask task that is running goes on, so before, the worker kept simulating
+    the point to its end (here hours of simulated reads) after the sweep had returned.
+    The points in progress leave no file; the worker is free for the next sweep."""
+    import signal
+    import threading
+    import time
+
+    from ssdlab.sweep.worker import running_chunks
+
+    endless = {
+        "base": {
+            "device": "tiny-test",
+            "state": "full",
+            "workload": {"rw": "randread", "runtime": "10000s"},
+        },
+        "axes": {"seed": [1, 2, 3]},
+    }
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0"
+        ) as one,
+        distributed.Client(one) as client,
+    ):
+        busy = threading.Event()
+
+        def interrupt_once_running():
+            for _ in range(1200):  # up to 60 s for the worker to start the chunks
+                if sum(client.run(running_chunks).values()) >= 2:
+                    busy.set()
+                    break
+                time.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        t = threading.Thread(target=interrupt_once_running, daemon=True)
+        old = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            t.start()
+            with pytest.raises(KeyboardInterrupt):
+                ssdlab.sweep(endless, client.get_executor(), out=tmp_path / "out")
+        finally:
+            t.join()
+            signal.signal(signal.SIGINT, old)
+        assert busy.is_set(), "the worker never started the sweep's chunks"
+        # The worker's runs stopped with the sweep (cancel_sweep waited for them).
+        assert sum(client.run(running_chunks).values()) == 0
+        assert not list((tmp_path / "out" / "runs").glob("*.parquet"))
+        # and it takes the next sweep's work at once.
+        df = ssdlab.sweep(GRID, client.get_executor(), out=tmp_path / "next")
+        assert len(df) == 12 and set(df["status"]) == {"ok"}

@@ -143,3 +143,34 @@ def test_multi_device_trace_counts_and_replays_one_disk(capsys):
     assert "replay one with --disk N" in capsys.readouterr().out
     with pytest.raises(ssdlab.ConfigError, match="device field"):
         ssdlab.trace_stats(TRACES / "libcachesim-cloudphysics" / "cloudPhysicsIO.csv", disk=1)
+
+
+def test_speedup_outside_its_range_is_refused_naming_the_field(tmp_path, capsys):
+    """trace.speedup is 0.001 .. 1,000,000 (issue 31): a replay at most 1,000 times slower
+    than its trace. Before, any positive value ran: 1e-300 on a trace of one timestamp
+    (nothing for the century check to see) and 1e-4 on a short one were replayed."""
+    one = tmp_path / "one.csv"
+    one.write_text("0,R,0,4096\n")
+    short = tmp_path / "short.csv"
+    short.write_text("0,R,0,4096\n1000,W,4096,4096\n")
+    for path, speedup in [(one, "1e-300"), (short, "1e-4"), (short, "2e6")]:
+        argv = ["trace", str(path), "--device", "tiny-test", "--mode", "timed"]
+        assert main([*argv, "--speedup", speedup]) == 2, speedup
+        err = capsys.readouterr().err
+        assert "speedup" in err and "0.001 to 1000000" in err, err
+        with pytest.raises(ssdlab.ConfigError, match=r"speedup.*0\.001 to 1000000"):
+            ssdlab.trace_workload(path, mode="timed", speedup=float(speedup))
+        # The core refuses it too, for a workload built without trace_workload.
+        wl = {"trace": {"path": str(path), "mode": "timed", "speedup": float(speedup)}}
+        with pytest.raises(ssdlab.ConfigError, match=r"trace\.speedup.*0\.001 to 1000000"):
+            ssdlab.run("tiny-test", wl)
+    for speedup in (0.001, 1e6):
+        r = ssdlab.run("tiny-test", ssdlab.trace_workload(short, mode="timed", speedup=speedup))
+        assert r["read"]["total_ios"] + r["write"]["total_ios"] == 2
+    # fio's replay_time_scale (a percentage; speedup = 100 / it) has the same bound.
+    log = tmp_path / "a.iolog"
+    log.write_text("fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x read 0 4096\n")
+    job = tmp_path / "j.fio"
+    job.write_text("[r]\nread_iolog=a.iolog\nreplay_time_scale=1000000\n")
+    assert main(["fio", str(job), "--device", "tiny-test"]) == 2
+    assert "replay_time_scale=1000000" in capsys.readouterr().err

@@ -18,6 +18,12 @@ from ssdlab import _core, api
 # Queued reply bytes allowed, per client and in all (the server's defaults).
 REPLY_BYTES_PER_CLIENT = 64 << 20
 REPLY_BYTES_TOTAL = 256 << 20
+# Clients connected at once (more are refused), and the seconds a client may leave its
+# replies unread before it is disconnected (0: never); the server's defaults and limits.
+MAX_CLIENTS = 32
+MAX_CLIENTS_LIMIT = 4096
+CLIENT_TIMEOUT_S = 30
+MAX_CLIENT_TIMEOUT_S = 86_400
 
 
 def serve(
@@ -30,15 +36,23 @@ def serve(
     set=None,
     time_scale: float = 1.0,
     backing: str | None = None,
-    late_tolerance_us: float = 20.0,
+    late_tolerance_us: float | None = None,
     reply_bytes_per_client: int = REPLY_BYTES_PER_CLIENT,
     reply_bytes_total: int = REPLY_BYTES_TOTAL,
+    max_clients: int = MAX_CLIENTS,
+    client_timeout_s: int = CLIENT_TIMEOUT_S,
+    realtime: bool = False,
 ) -> dict:
     """Serve ``device`` over NBD until SIGINT/SIGTERM; returns ``{"serve", "report"}``.
 
     ``socket`` (a Unix socket path) or ``port`` (TCP on 127.0.0.1; default 10809).
     ``reply_bytes_per_client`` and ``reply_bytes_total`` bound the reply bytes queued
-    for one client and for all (docs/reliability.md, "What a serve client can do").
+    for one client and for all; ``max_clients`` the clients connected at once (more are
+    closed as they connect); a client that leaves its replies unread for
+    ``client_timeout_s`` seconds is disconnected (0: never). See docs/reliability.md,
+    "Serve clients". ``late_tolerance_us`` (wall µs; default ``late_tolerance(time_scale)``)
+    is the lateness past which a reply counts as late; ``realtime`` serves at real-time
+    priority where permitted (docs/serve.md).
     """
     kind, text, origin = api._device_args(device)
     if socket is not None and port is not None:
@@ -49,8 +63,12 @@ def serve(
         raise api.ConfigError(
             f"--time-scale: {time_scale} must be a number > 0 (10 = ten times slower)"
         )
+    if late_tolerance_us is None:
+        late_tolerance_us = late_tolerance(time_scale)
     if not late_tolerance_us >= 0:
         raise api.ConfigError(f"--late-us: {late_tolerance_us} must be >= 0")
+    if not isinstance(realtime, bool):
+        raise api.ConfigError(f"realtime: {api.clip(realtime)} is not allowed (True or False)")
     if not isinstance(seed, int) or seed < 0:
         raise api.ConfigError(f"seed: '{seed}' must be a non-negative integer")
     for name, v in [
@@ -60,6 +78,14 @@ def serve(
         if isinstance(v, bool) or not isinstance(v, int) or not 1 << 20 <= v < 1 << 64:
             raise api.ConfigError(
                 f"{name}: '{v}' is not allowed (a number of bytes from 1 MiB to 2^64-1)"
+            )
+    for name, v, lo, hi, what in [
+        ("max_clients", max_clients, 1, MAX_CLIENTS_LIMIT, "clients"),
+        ("client_timeout_s", client_timeout_s, 0, MAX_CLIENT_TIMEOUT_S, "seconds, 0: never"),
+    ]:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise api.ConfigError(
+                f"{name}: {api.clip(v)} is not allowed (a whole number from {lo} to {hi}; {what})"
             )
     out = _core.serve(
         kind,
@@ -75,8 +101,18 @@ def serve(
         late_tolerance_ns=round(late_tolerance_us * 1000),
         reply_bytes_per_client=reply_bytes_per_client,
         reply_bytes_total=reply_bytes_total,
+        max_clients=max_clients,
+        client_timeout_s=client_timeout_s,
+        realtime=realtime,
     )
     return json.loads(out)
+
+
+def late_tolerance(time_scale: float) -> float:
+    """The default lateness tolerance in wall µs: 2 simulated µs (a few percent of a read),
+    and at least 20 wall µs (what a timed wake-up on a virtual machine may overshoot by):
+    20 µs at time scales up to 10, 200 µs at 100."""
+    return max(20.0, 2.0 * time_scale)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -88,6 +124,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for flag, v in [("--reply-bytes-per-client", per_client), ("--reply-bytes-total", total)]:
         if v < 1 << 20:
             raise UsageError(f"{flag}: {v} bytes is too small (at least 1M)")
+    if not 1 <= args.max_clients <= MAX_CLIENTS_LIMIT:
+        raise UsageError(
+            f"--max-clients: {args.max_clients} is not allowed (1 to {MAX_CLIENTS_LIMIT})"
+        )
+    if not 0 <= args.client_timeout <= MAX_CLIENT_TIMEOUT_S:
+        raise UsageError(
+            f"--client-timeout: {args.client_timeout} is not allowed "
+            f"(seconds from 1 to {MAX_CLIENT_TIMEOUT_S}, or 0 for never)"
+        )
     try:
         result = serve(
             args.device,
@@ -101,6 +146,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             late_tolerance_us=args.late_us,
             reply_bytes_per_client=per_client,
             reply_bytes_total=total,
+            max_clients=args.max_clients,
+            client_timeout_s=args.client_timeout,
+            realtime=args.realtime,
         )
     except RuntimeError as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
@@ -153,9 +201,16 @@ def register(sub) -> None:
     p.add_argument(
         "--late-us",
         type=float,
-        default=20.0,
+        default=None,
         metavar="US",
-        help="a reply sent more than this after its due time is late (default 20)",
+        help="a reply sent more than this (wall µs) after its due time is late "
+        "(default: 2 simulated µs, at least 20: 20 up to --time-scale 10, 200 at 100)",
+    )
+    p.add_argument(
+        "--realtime",
+        action="store_true",
+        help="serve at real-time priority (SCHED_FIFO 1) where permitted, so that other "
+        "programs do not delay replies (docs/serve.md)",
     )
     p.add_argument(
         "--reply-bytes-per-client",
@@ -169,5 +224,22 @@ def register(sub) -> None:
         default="256M",
         metavar="SIZE",
         help="reply bytes all clients may have queued (default 256M; at least 1M)",
+    )
+    p.add_argument(
+        "--max-clients",
+        type=int,
+        default=MAX_CLIENTS,
+        metavar="N",
+        help=f"clients connected at once; more are closed as they connect, with a log line "
+        f"(default {MAX_CLIENTS}; 1 to {MAX_CLIENTS_LIMIT})",
+    )
+    p.add_argument(
+        "--client-timeout",
+        type=int,
+        default=CLIENT_TIMEOUT_S,
+        metavar="S",
+        help="disconnect a client that leaves its replies unread this many seconds, freeing "
+        f"its share of the reply bytes (default {CLIENT_TIMEOUT_S}; 0: never; "
+        f"at most {MAX_CLIENT_TIMEOUT_S})",
     )
     p.set_defaults(func=cmd_serve)

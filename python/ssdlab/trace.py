@@ -24,6 +24,10 @@ from ssdlab.report import Report, human_bytes
 FORMATS = ("msr", "blkparse", "fio-iolog", "mqsim", "ssdsim", "cloudphysics", "csv")
 MODES = ("closed", "timed")
 LBA_MODES = ("wrap", "scale")
+# trace.speedup's range (the core's trace::replay::MIN_SPEEDUP/MAX_SPEEDUP): a replay at
+# most 1,000 times slower than its trace, or a million times faster.
+MIN_SPEEDUP = 1e-3
+MAX_SPEEDUP = 1e6
 
 
 # The iolog versions fio reads (iolog.c, init_iolog_read): the first line starts with one
@@ -116,9 +120,12 @@ def trace_workload(
         isinstance(speedup, bool)
         or not isinstance(speedup, (int, float))
         or not math.isfinite(speedup)
-        or speedup <= 0
+        or not MIN_SPEEDUP <= speedup <= MAX_SPEEDUP
     ):
-        raise api.ConfigError(f"speedup: {speedup!r} is not allowed (a positive number)")
+        raise api.ConfigError(
+            f"speedup: {api.clip(speedup)} is not allowed (a number from 0.001 to 1000000: "
+            "arrival times are divided by it, so a replay is at most 1,000 times slower)"
+        )
     if format is not None and not isinstance(format, str):
         raise api.ConfigError(f"format: {api.clip(format)} is not allowed ({', '.join(FORMATS)})")
     for name, value in (("mode", mode), ("lba", lba)):
@@ -215,7 +222,12 @@ def register(sub) -> None:
         help="closed: keep --iodepth outstanding; timed: arrival times",
     )
     p.add_argument("--iodepth", type=int, default=32, help="closed-loop queue depth (default 32)")
-    p.add_argument("--speedup", type=float, default=1.0, help="timed: divide arrival times by this")
+    p.add_argument(
+        "--speedup",
+        type=float,
+        default=1.0,
+        help="timed: divide arrival times by this (0.001 to 1000000)",
+    )
     p.add_argument(
         "--lba",
         default="wrap",

@@ -207,13 +207,30 @@ fn timed_traces_beyond_a_century_blame_the_trace_not_the_device() {
             path.display()
         )
     };
-    for (path, speedup) in [(&late, "1.0"), (&ok, "1e-300")] {
+    let e = load_jobs(&wl(&late, "1.0"), &[], 1 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("100 years") && e.contains("speedup"), "{e}");
+    // trace.speedup is 0.001 .. 1e6 (issue 31): 1e-300 stretched a trace of one
+    // timestamp (no span for the century check) without a word.
+    let one = dir.join("one.csv");
+    std::fs::write(&one, "0,R,0,4096\n").unwrap();
+    for (path, speedup) in [
+        (&ok, "1e-300"),
+        (&one, "1e-300"),
+        (&ok, "1e-4"),
+        (&ok, "2e6"),
+    ] {
         let e = load_jobs(&wl(path, speedup), &[], 1 << 30)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("100 years") && e.contains("speedup"), "{e}");
+        assert!(
+            e.contains("trace.speedup") && e.contains("0.001 to 1000000"),
+            "{e}"
+        );
     }
     load_jobs(&wl(&ok, "1e-3"), &[], 1 << 30).unwrap();
+    load_jobs(&wl(&ok, "1e6"), &[], 1 << 30).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

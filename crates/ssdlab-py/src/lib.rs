@@ -540,7 +540,7 @@ impl PySession {
 /// Serve the device over NBD until SIGINT/SIGTERM (GIL released); returns JSON text
 /// `{"serve": lateness and counts, "report": the drive's report}`.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES, max_clients=ssdlab_serve::DEFAULT_MAX_CLIENTS, client_timeout_s=ssdlab_serve::DEFAULT_CLIENT_TIMEOUT_S, realtime=false))]
 #[allow(clippy::too_many_arguments)]
 fn serve(
     py: Python<'_>,
@@ -557,6 +557,9 @@ fn serve(
     late_tolerance_ns: u64,
     reply_bytes_per_client: u64,
     reply_bytes_total: u64,
+    max_clients: u32,
+    client_timeout_s: u64,
+    realtime: bool,
 ) -> PyResult<String> {
     guard("serve", || {
         use ssdlab_serve::{Listen, ServeError, ServeOptions};
@@ -580,6 +583,10 @@ fn serve(
             late_tolerance_ns,
             client_reply_bytes: reply_bytes_per_client,
             total_reply_bytes: reply_bytes_total,
+            max_clients,
+            client_timeout: (client_timeout_s > 0)
+                .then(|| std::time::Duration::from_secs(client_timeout_s)),
+            realtime,
         };
         let label = dev.name.clone();
         let run_opts = ssdlab_core::RunOptions {

@@ -7,6 +7,10 @@
 //! due less a margin (what the machine's wake-ups take, 20 to 300 us), then
 //! busy-polls the rest.
 //!
+//! With `realtime` the thread runs at SCHED_FIFO where permitted (`realtime.rs`):
+//! under load, replies are late mostly because another program holds the core when a
+//! deadline comes, not because of the wake-up itself (docs/serve.md).
+//!
 //! Single-threaded. Simplified: the model sees requests rounded out to 512-byte
 //! sectors (trims rounded in); a write is stored when received; write zeroes with
 //! NBD_CMD_FLAG_NO_HOLE is a write to the model, without it a deallocate; the time
@@ -18,9 +22,13 @@
 //! Back-pressure: the reply bytes a client has queued (unsent, and those of its
 //! requests in the model) are bounded per client and in all; a request that does not
 //! fit is held and its client not read until replies drain (docs/reliability.md).
+//! Connections are bounded (`max_clients`; more are closed at once, with a log line),
+//! and a client that leaves its replies unread for `client_timeout` is disconnected,
+//! so that clients that never read hold the shared reply budget for a bounded time.
 
 mod nbd;
 mod net;
+mod realtime;
 mod signals;
 mod store;
 
@@ -84,12 +92,31 @@ pub struct ServeOptions {
     pub client_reply_bytes: u64,
     /// Reply bytes all clients together may have queued.
     pub total_reply_bytes: u64,
+    /// Clients connected at once; a connection beyond them is closed as it comes.
+    pub max_clients: u32,
+    /// A client with replies waiting that takes none of their bytes for this long is
+    /// disconnected (its queued bytes freed for the others); None: never.
+    pub client_timeout: Option<Duration>,
+    /// Serve at real-time priority (SCHED_FIFO 1) where the system permits it, so that
+    /// other programs on the machine do not delay replies; else a warning and the
+    /// normal priority.
+    pub realtime: bool,
 }
 
 /// Default `ServeOptions::client_reply_bytes`: two 24 MiB reads, or 16,384 of 4 KiB.
 pub const DEFAULT_CLIENT_REPLY_BYTES: u64 = 64 << 20;
 /// Default `ServeOptions::total_reply_bytes`.
 pub const DEFAULT_TOTAL_REPLY_BYTES: u64 = 256 << 20;
+/// Default `ServeOptions::max_clients`: fio's numjobs of 32, or nbd-client's
+/// connections, with room; at most 32 x 33 MiB of buffered input.
+pub const DEFAULT_MAX_CLIENTS: u32 = 32;
+/// The allowed `max_clients`: each costs a descriptor and up to 33 MiB of input.
+pub const MAX_CLIENTS_LIMIT: u32 = 4096;
+/// Default `ServeOptions::client_timeout`, in seconds (the Linux NBD client's own
+/// default request timeout is 30 s as well).
+pub const DEFAULT_CLIENT_TIMEOUT_S: u64 = 30;
+/// The longest `client_timeout` allowed, in seconds (a day).
+pub const MAX_CLIENT_TIMEOUT_S: u64 = 86_400;
 /// A client's received and unparsed bytes are not read beyond this: one whole
 /// request of the largest size, and some.
 const MAX_INPUT_BYTES: usize = nbd::MAX_REQUEST_BYTES as usize + (1 << 20);
@@ -137,6 +164,9 @@ struct Conn {
     held: Option<Request>,
     /// The peer went away or broke the protocol: drop it.
     dead: bool,
+    /// Since when it has had reply bytes waiting and taken none of them (None: it has
+    /// none waiting, or took some at the last send).
+    unread_since: Option<Instant>,
 }
 
 /// A request in the model, and where its reply goes.
@@ -232,6 +262,17 @@ struct Server {
     errors: u64,
     connections: u64,
     budget: ReplyBudget,
+    max_clients: u32,
+    client_timeout: Option<Duration>,
+    /// Connections closed at once: `max_clients` were connected.
+    refused: u64,
+    /// Refused since the last log line about it (logged at most once a second).
+    refused_unlogged: u64,
+    refused_logged_at: Option<Instant>,
+    /// Clients disconnected by `client_timeout`.
+    timed_out: u64,
+    /// The scheduling policy the server ran at ("fifo" or "normal").
+    policy: &'static str,
 }
 
 impl Server {
@@ -403,14 +444,37 @@ impl Server {
     }
 
     fn send(&mut self) {
-        for c in self.conns.values_mut() {
+        let now = Instant::now();
+        for (cid, c) in self.conns.iter_mut() {
+            let mut took = false;
             while !c.proto.pending().is_empty() && !c.dead {
                 match c.stream.write(c.proto.pending()) {
                     Ok(0) => c.dead = true,
-                    Ok(n) => c.proto.consumed(n),
+                    Ok(n) => {
+                        c.proto.consumed(n);
+                        took = true;
+                    }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == ErrorKind::Interrupted => {}
                     Err(_) => c.dead = true,
+                }
+            }
+            c.unread_since = match (c.proto.pending().is_empty() || took, c.unread_since) {
+                (true, _) => None,
+                (false, None) => Some(now),
+                (false, since) => since,
+            };
+            if let (Some(since), Some(limit)) = (c.unread_since, self.client_timeout) {
+                if !c.dead && now.duration_since(since) >= limit {
+                    eprintln!(
+                        "ssdlab serve: connection {cid}: {} reply bytes unread for {} s; \
+                         closing it (--client-timeout {})",
+                        c.queued(),
+                        limit.as_secs(),
+                        limit.as_secs()
+                    );
+                    self.timed_out += 1;
+                    c.dead = true;
                 }
             }
         }
@@ -481,7 +545,63 @@ impl Server {
         s["reply_bytes_total"] = json!(b.total_bytes);
         s["queued_reply_bytes_peak"] = json!(b.peak_bytes);
         s["held_requests"] = json!(b.held_requests);
+        s["max_clients"] = json!(self.max_clients);
+        s["refused_connections"] = json!(self.refused);
+        s["client_timeout_s"] = json!(self.client_timeout.map(|d| d.as_secs()));
+        s["timed_out_clients"] = json!(self.timed_out);
+        s["scheduling"] = json!(self.policy);
         s
+    }
+
+    /// The earliest time a client's unread replies reach `client_timeout`.
+    fn next_timeout(&self) -> Option<Instant> {
+        let limit = self.client_timeout?;
+        self.conns
+            .values()
+            .filter_map(|c| c.unread_since)
+            .min()
+            .map(|t| t + limit)
+    }
+
+    /// A new connection: served, or closed at once when `max_clients` are connected.
+    fn accept(&mut self, s: Stream) {
+        if self.conns.len() >= self.max_clients as usize {
+            drop(s); // closed before the greeting: the client sees the end of the stream
+            self.refused += 1;
+            self.refused_unlogged += 1;
+            let now = Instant::now();
+            if self
+                .refused_logged_at
+                .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1))
+            {
+                eprintln!(
+                    "ssdlab serve: refused {} connection(s): {} clients connected, the most \
+                     allowed (--max-clients {})",
+                    self.refused_unlogged,
+                    self.conns.len(),
+                    self.max_clients
+                );
+                self.refused_unlogged = 0;
+                self.refused_logged_at = Some(now);
+            }
+            return;
+        }
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.connections += 1;
+        let proto = Proto::new(self.sess.capacity_bytes());
+        self.conns.insert(
+            id,
+            Conn {
+                stream: s,
+                proto,
+                outstanding: 0,
+                reserved: 0,
+                held: None,
+                dead: false,
+                unread_since: None,
+            },
+        );
     }
 
     fn status_line(&mut self, wall: Duration) -> String {
@@ -508,6 +628,20 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
             "--time-scale {}: must be a number > 0 (10 = ten times slower than the drive)",
             opts.time_scale
         )));
+    }
+    if !(1..=MAX_CLIENTS_LIMIT).contains(&opts.max_clients) {
+        return Err(ServeError::Usage(format!(
+            "--max-clients {}: not allowed (a number from 1 to {MAX_CLIENTS_LIMIT})",
+            opts.max_clients
+        )));
+    }
+    if let Some(t) = opts.client_timeout {
+        if t < Duration::from_secs(1) || t > Duration::from_secs(MAX_CLIENT_TIMEOUT_S) {
+            return Err(ServeError::Usage(format!(
+                "--client-timeout {} s: not allowed (whole seconds from 1 to {MAX_CLIENT_TIMEOUT_S}, or 0 for never)",
+                t.as_secs_f64()
+            )));
+        }
     }
     for (name, v) in [
         ("--reply-bytes-per-client", opts.client_reply_bytes),
@@ -558,8 +692,34 @@ pub fn serve(sess: AsyncSession, opts: &ServeOptions, what: &str) -> Result<Valu
             total_bytes: opts.total_reply_bytes,
             ..ReplyBudget::default()
         },
+        max_clients: opts.max_clients,
+        client_timeout: opts.client_timeout,
+        refused: 0,
+        refused_unlogged: 0,
+        refused_logged_at: None,
+        timed_out: 0,
+        policy: "normal",
+    };
+    let old_policy = if opts.realtime {
+        match realtime::enter() {
+            Ok(old) => {
+                srv.policy = "fifo";
+                Some(old)
+            }
+            Err(e) => {
+                eprintln!(
+                    "ssdlab serve: --realtime: SCHED_FIFO not permitted ({e}); serving at normal priority (needs CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more)"
+                );
+                None
+            }
+        }
+    } else {
+        None
     };
     let result = run_loop(&mut srv, &listener, &handlers);
+    if let Some(old) = old_policy {
+        realtime::leave(old);
+    }
     if old_slack > 0 {
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, old_slack as u64, 0, 0, 0) };
     }
@@ -630,6 +790,12 @@ fn run_loop(
             });
             order.push(*id);
         }
+        // Wake up for the first client timeout, too.
+        let timeout = match (timeout, srv.next_timeout()) {
+            (t, None) => t,
+            (None, Some(at)) => Some(at.saturating_duration_since(Instant::now())),
+            (Some(t), Some(at)) => Some(t.min(at.saturating_duration_since(Instant::now()))),
+        };
         let asked = timeout.filter(|t| !t.is_zero()).map(|t| Instant::now() + t);
         if wait(&mut fds, timeout, h.wait_mask()) == 0 {
             if let Some(a) = asked {
@@ -638,21 +804,7 @@ fn run_loop(
         }
         if fds[0].revents & libc::POLLIN != 0 {
             while let Some(s) = listener.accept() {
-                let id = srv.next_conn;
-                srv.next_conn += 1;
-                srv.connections += 1;
-                let proto = Proto::new(srv.sess.capacity_bytes());
-                srv.conns.insert(
-                    id,
-                    Conn {
-                        stream: s,
-                        proto,
-                        outstanding: 0,
-                        reserved: 0,
-                        held: None,
-                        dead: false,
-                    },
-                );
+                srv.accept(s);
             }
         }
         for (i, id) in order.iter().enumerate() {

@@ -762,8 +762,11 @@ def _job(
                 spec.setdefault("_trace", {})["mode"] = "closed"
         elif n == "replay_time_scale":
             scale = parse_int(v, w, n)
-            if scale <= 0:
-                raise JobFileError(f"{w}: replay_time_scale={v}: expected a percentage > 0")
+            if not 1 <= scale <= 100_000:
+                raise JobFileError(
+                    f"{w}: replay_time_scale={v}: expected a percentage from 1 to 100000 "
+                    "(a replay at most 1,000 times slower than the log)"
+                )
             spec.setdefault("_trace", {})["speedup"] = 100 / scale
         elif n == "percentage_random":
             vals = [parse_int(x, w, n) for x in v.split(",") if x.strip()]

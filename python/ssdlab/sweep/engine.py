@@ -110,14 +110,16 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
             written.add(row["run_id"])
             bar.advance(failed=row["status"] != "ok")
 
-    futures = []
+    futures: list = []
+    token = None
     try:
         # A drive only one point uses is not kept: such points run side by side instead of
         # taking turns at the process's one cached drive (see worker.run_chunk).
         shared = Counter(j["prep_key"] for j in todo)
         on_row = keep if local else None
+        token = os.urandom(8).hex()  # names this sweep's chunks, to cancel them remotely
         futures = [
-            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row)
+            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row, token)
             for key, items in chunks
         ]
         for fut in as_completed(futures):
@@ -126,7 +128,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
             raise KeyboardInterrupt
     except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
-        _stop(futures, local, keep, pool)
+        _stop(futures, local, keep, pool, token)
         raise
     finally:
         if own:
@@ -142,7 +144,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     return df.drop(columns="_order").reset_index(drop=True)
 
 
-def _stop(futures: list, local: bool, keep, executor=None) -> None:
+def _stop(futures: list, local: bool, keep, executor=None, token=None) -> None:
     """After Ctrl-C (or an error): start no more chunks, stop the runs in progress on this
     process's threads (the core checks every 50 ms), and keep every point that finished
     (as far as they can be written)."""
@@ -151,8 +153,11 @@ def _stop(futures: list, local: bool, keep, executor=None) -> None:
     if not local:
         # Another executor's workers: a local process pool's took the same Ctrl-C (one
         # process group) and return their chunks' finished points within ~50 ms; those
-        # still running after 0.5 s (a signal to this process alone) are sent it. Remote
-        # workers (Dask) go on: what came back within the wait is kept.
+        # still running after 0.5 s (a signal to this process alone) are sent it. A Dask
+        # cluster's chunks are cancelled (the cancel above, for those not started) and
+        # stopped on every worker (``worker.cancel_sweep``); what came back within the
+        # wait is kept.
+        _cancel_on_dask(executor, token)
         running = [f for f in futures if not f.cancelled()]
         _, pending = wait(running, timeout=0.5)
         if pending and _interrupt_local_workers(executor):
@@ -175,6 +180,24 @@ def _stop(futures: list, local: bool, keep, executor=None) -> None:
                 _keep_quietly(keep, row)
     finally:
         _core.cancel_runs(False)
+
+
+def _cancel_on_dask(executor, token) -> None:
+    """On a Dask cluster: cancel the sweep's tasks that are queued, and stop the chunks
+    running on the workers (a cancelled Dask task that is running goes on otherwise,
+    holding its worker until its chunk ends)."""
+    client = getattr(executor, "_client", None)  # dask.distributed's ClientExecutor
+    if client is None or token is None:
+        return
+    from ssdlab.sweep.worker import cancel_sweep
+
+    try:
+        client.cancel(list(getattr(executor, "_futures", ())))
+        # Returns once every worker's runs of this sweep have stopped (each waits at
+        # most worker.CANCEL_WAIT_S).
+        client.run(cancel_sweep, token, wait=True, on_error="ignore")
+    except Exception:  # a cluster gone or unreachable: nothing more to stop
+        pass
 
 
 def _interrupt_local_workers(executor) -> bool:

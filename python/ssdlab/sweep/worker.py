@@ -16,9 +16,11 @@ is a row with ``status = "failed"`` and its ``error``; the chunk goes on.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -55,6 +57,16 @@ _TURNS = _KeyTurns()
 _IN_CHUNK = 0
 
 
+# Chunks running in this process by sweep (the driver's token), and the sweeps the
+# driver cancelled (their chunks start no further point): see ``cancel_sweep``.
+_RUNNING: Counter = Counter()
+_CANCELLED: set = set()
+_LOCK = threading.Lock()
+# How long ``cancel_sweep`` waits for a cancelled sweep's runs to stop (they check every
+# 50 ms) before it clears the process's cancel flag anyway.
+CANCEL_WAIT_S = 5.0
+
+
 def _sigint_in_pool_worker(signum, frame) -> None:
     if _IN_CHUNK:
         raise KeyboardInterrupt  # stops the run within ~50 ms; the chunk returns its rows
@@ -86,13 +98,14 @@ def run_chunk(
     items: list[dict[str, Any]],
     reuse_prep: bool,
     on_row: Callable[[dict], None] | None = None,
+    token: str | None = None,
 ) -> list[dict]:
     """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item.
 
     ``on_row`` (in the driver's process only) is called with each row as its point
     finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
     of the points before it are returned, the stopped one and the rest are left to a
-    rerun."""
+    rerun. ``token`` names the sweep, for ``cancel_sweep``."""
     from ssdlab import __version__
 
     global _IN_CHUNK
@@ -100,8 +113,12 @@ def run_chunk(
     if reuse_prep:
         _TURNS.acquire(prep_key)
     _IN_CHUNK += 1
+    with _LOCK:
+        _RUNNING[token] += 1
     try:
         for item in items:
+            if token is not None and token in _CANCELLED:
+                break
             row: dict[str, Any] = {"run_id": item["run_id"], "ssdlab_version": __version__}
             row.update(item["params"])
             t0 = time.perf_counter()
@@ -121,10 +138,45 @@ def run_chunk(
             if on_row is not None:
                 on_row(row)
     finally:
+        with _LOCK:
+            _RUNNING[token] -= 1
+            if not _RUNNING[token]:
+                del _RUNNING[token]
         _IN_CHUNK -= 1
         if reuse_prep:
             _TURNS.release()
     return rows
+
+
+async def cancel_sweep(token: str) -> int:
+    """Stop sweep ``token``'s chunks in this worker process (run by the driver on every
+    Dask worker after Ctrl-C, ``Client.run``, in the worker's event loop): none starts
+    another point, and when only this sweep's chunks are running their runs are stopped
+    through the core's cancel flag (within ~50 ms), which is cleared once they have
+    ended (at most ``CANCEL_WAIT_S``). The flag is the process's: with another sweep's
+    chunk running beside them, the runs in progress finish and only later points are
+    skipped, so that the other sweep is not interrupted. Returns this sweep's chunks
+    still running at the call."""
+    from ssdlab import _core
+
+    with _LOCK:
+        _CANCELLED.add(token)
+        mine = _RUNNING.get(token, 0)
+        alone = mine > 0 and sum(_RUNNING.values()) == mine
+    if alone:
+        _core.cancel_runs(True)
+        try:
+            deadline = time.monotonic() + CANCEL_WAIT_S
+            while _RUNNING.get(token, 0) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        finally:
+            _core.cancel_runs(False)
+    return mine
+
+
+def running_chunks() -> int:
+    """Chunks running in this process (for tests, through ``Client.run``)."""
+    return sum(_RUNNING.values())
 
 
 def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,14 @@
 //! - the oracle's tags with `verify` (4 bytes per unit in each direction, by the 4 KiB
 //!   page as a run or preparation writes them; all of them once a fill has written every
 //!   unit), per-block state, the map cache's per-segment
-//!   state, each job's statistics (`JOB_BYTES`) and a fixed allowance.
+//!   state, each job's statistics (`JOB_BYTES`) and a fixed allowance;
+//! - each job's report logs (`LOG_WINDOW_BYTES` per 500 ms window with I/O): the windows
+//!   of its runtime, or, for a job bounded by `number_ios`, `io_size` or its span, of
+//!   the simulated time its I/O take (`run_time_ns`: the flash work of every job over
+//!   the dies at the drive's mean program and read times, greedy GC's write
+//!   amplification 1 / (2 x over-provisioning) once the free units are used, and a 2x
+//!   margin; or its pacing by `rate_iops`, `thinktime` or a timed trace's arrivals), at
+//!   most one window per I/O.
 //!
 //! Measured against the peak resident set on the presets (tests/test_memory_estimate.py,
 //! docs/reliability.md): within 2x either way. Left out: what grows with a workload's
@@ -32,6 +39,7 @@ use crate::config::memory::SlcMode;
 use crate::config::workload::{jobs_area_bytes, Rw};
 use crate::config::{DeviceConfig, WorkloadConfig};
 use crate::nand::Geometry;
+use crate::stats::BW_WINDOW_NS;
 
 /// Fixed allowance for everything that does not grow with the geometry or the jobs
 /// (the binary, the allocator's arenas, the event queue, small tables).
@@ -47,6 +55,10 @@ pub const JOB_BYTES: u64 = 5 << 18;
 /// Python objects). Measured 4.1 KiB per window (emmc-32g, steady, 1 M against 2 M
 /// random writes: 5,280 more windows, 21.9 MiB more at the peak).
 pub const LOG_WINDOW_BYTES: u64 = 4 << 10;
+/// `run_time_ns`'s margin over its flash time: GC's reads and erases, map updates and
+/// the controller's own queues, none of which it counts (emmc-32g, steady, 2 M random
+/// writes: 2,321 s of programs, 5,287 s simulated).
+const TIME_MARGIN: f64 = 2.0;
 /// Per segment of a demand-paged map: the cache's slot index and the load, flush and
 /// dirty state (`map_cache`, `ssd::map::state`).
 const PER_SEGMENT_BYTES: u64 = 24;
@@ -205,6 +217,107 @@ fn job_stores(w: &WorkloadConfig, capacity: u64, unit: u64) -> Option<JobStores>
     })
 }
 
+/// I/Os job `w` issues (each clone) when its runtime does not bound it: `number_ios`,
+/// else `io_size` or one pass of its span in blocks of `bs`; a trace's requests.
+fn job_ios(w: &WorkloadConfig, capacity: u64) -> u64 {
+    if let Some(t) = &w.trace_stats {
+        let max = w.trace.as_ref().and_then(|c| c.max_requests);
+        return t.requests.min(max.unwrap_or(u64::MAX));
+    }
+    let bs = w.bs.bytes().max(512);
+    match (w.number_ios, w.io_size) {
+        (Some(n), _) => n,
+        (None, Some(b)) => b.bytes().div_ceil(bs),
+        (None, None) => w.span(capacity).div_ceil(bs),
+    }
+}
+
+/// Simulated time the jobs' I/O take, at most (for their report logs), in ns: the work
+/// all jobs give the flash, spread over every die and plane (each unit written at random
+/// programmed `gc_waf` times once the free units are used, on an aged drive from the
+/// start; a unit written in order once, as it leaves GC nothing to copy; a page read
+/// per read), and the controller's command time over its cores, times `TIME_MARGIN`;
+/// or the longest a job's own pacing takes (`rate_iops`, `thinktime`, a timed trace's
+/// arrivals), if longer.
+fn run_time_ns(
+    dev: &DeviceConfig,
+    geo: &Geometry,
+    jobs: &[WorkloadConfig],
+    aged: bool,
+    free_units: u64,
+) -> u64 {
+    let capacity = dev.capacity_bytes();
+    let unit = geo.unit_bytes.max(1);
+    let bits = geo.bits_per_cell.max(1) as usize;
+    let mean = |t: &crate::config::PerPageType| {
+        (0..bits).map(|i| t.get(i) as f64).sum::<f64>() / bits as f64
+    };
+    let dies = geo.dies.max(1) as f64;
+    let prog_ns = mean(&dev.nand.t_prog) / geo.units_per_program.max(1) as f64 / dies;
+    // A read of a page per die at a time (random reads seldom pair up across planes).
+    let read_ns = mean(&dev.nand.t_read) / dies;
+    let pages = |b: u64| b.div_ceil(geo.page_bytes.max(1)).max(1) as f64;
+    let cmd_ns = dev.controller.cmd_time.ns() as f64 / dev.controller.cores.max(1) as f64;
+    // Greedy GC under uniform random writes: 1 / (2 x over-provisioning).
+    let gc_waf = (0.5 / dev.ftl.over_provisioning.max(0.01)).max(1.0);
+    let (mut reads, mut writes, mut ios, mut paced) = (0f64, 0f64, 0f64, 0f64);
+    // Units written in order: they invalidate whole blocks, GC copies nothing.
+    let mut in_order = 0f64;
+    for w in jobs {
+        let n = job_ios(w, capacity) as f64 * f64::from(w.numjobs.max(1));
+        ios += n;
+        let units = |b: u64| b.div_ceil(unit) as f64;
+        let (rd, wr) = if let Some(t) = &w.trace_stats {
+            let mean_bytes = t.bytes / t.requests.max(1);
+            let share = t.reads as f64 / t.requests.max(1) as f64;
+            let written = (t.writes as f64 / t.requests.max(1) as f64) * units(mean_bytes);
+            if let Some(c) = w
+                .trace
+                .as_ref()
+                .filter(|c| c.mode == crate::trace::replay::ReplayMode::Timed)
+            {
+                paced = paced.max(t.duration_ns as f64 / c.speedup);
+            }
+            (share * pages(mean_bytes), written)
+        } else {
+            let bs = w.bs.bytes();
+            let wbs = w.bs_write.map_or(bs, |b| b.bytes());
+            match w.rw {
+                Rw::Read | Rw::RandRead => (pages(bs), 0.0),
+                Rw::Write | Rw::RandWrite => (0.0, units(wbs)),
+                Rw::Rw | Rw::RandRw => {
+                    let r = f64::from(w.rwmixread.min(100)) / 100.0;
+                    (r * pages(bs), (1.0 - r) * units(wbs))
+                }
+                _ => (0.0, 0.0), // trims: no flash work
+            }
+        };
+        reads += n * rd;
+        writes += n * wr;
+        if w.trace_stats.is_none() && matches!(w.rw, Rw::Write) && w.seq_skip.bytes() == 0 {
+            in_order += n * wr;
+        }
+        let per_job = job_ios(w, capacity) as f64;
+        if let Some(r) = w.rate_iops.filter(|&r| r > 0) {
+            paced = paced.max(per_job / r as f64 * 1e9);
+        }
+        let think = w.thinktime.ns() as f64;
+        if think > 0.0 {
+            paced = paced.max(per_job / f64::from(w.thinktime_blocks.max(1)) * think);
+        }
+    }
+    let free = if aged { 0.0 } else { free_units as f64 };
+    let random = writes - in_order;
+    let programmed = in_order + random.min(free) + (random - free).max(0.0) * gc_waf;
+    let flash = programmed * prog_ns + reads * read_ns + ios * cmd_ns;
+    let t = (flash * TIME_MARGIN).max(paced);
+    if t >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        t as u64
+    }
+}
+
 /// The estimate of a run of `jobs` on `dev` prepared in `state` (see the header).
 /// `keep_prepared`: the prepared drive stays in the process's cache (`reuse_prep`),
 /// so the run copies the chunks it stores into rather than storing in place.
@@ -351,14 +464,20 @@ pub fn estimate(
     let segments = if place.whole { 0 } else { place.segments };
     let blocks = geo.total_blocks() as u64;
     let job_count: u64 = jobs.iter().map(|w| u64::from(w.numjobs.max(1))).sum();
-    // A job's logs grow with simulated time, known here only from its runtime.
+    // A job's logs grow with the simulated time it has I/O in: its runtime, or the time
+    // its I/O take on this drive (`run_time_ns`), at most a window per I/O.
+    let busy_ns = run_time_ns(dev, &geo, jobs, aged, free_units);
     let logs: u64 = jobs
         .iter()
-        .filter_map(|w| {
-            w.runtime
-                .map(|r| (r.ns() + w.ramp_time.ns(), w.numjobs.max(1)))
+        .map(|w| {
+            let windows = match w.runtime {
+                Some(r) => (r.ns() + w.ramp_time.ns()) / BW_WINDOW_NS + 1,
+                None => (busy_ns / BW_WINDOW_NS + 1).min(job_ios(w, capacity).max(1)),
+            };
+            windows
+                .saturating_mul(u64::from(w.numjobs.max(1)))
+                .saturating_mul(LOG_WINDOW_BYTES)
         })
-        .map(|(ns, n)| (ns / crate::stats::BW_WINDOW_NS + 1) * u64::from(n) * LOG_WINDOW_BYTES)
         .fold(0u64, u64::saturating_add);
     MemoryEstimate {
         prepared_maps,
@@ -422,12 +541,43 @@ mod tests {
     }
 
     #[test]
+    fn a_long_run_bounded_by_number_ios_counts_its_log_windows() {
+        // emmc-32g, steady, 2 M random writes: 5,287 simulated s, 10,574 windows of
+        // ~4 KiB (102 MiB peak; 66 MiB estimated when only a runtime counted windows).
+        let dev = device("emmc-32g");
+        let long = jobs(&dev, &["rw=randwrite", "number_ios=2000000"]);
+        let e = estimate(&dev, DriveState::Steady, &long, false, false);
+        let logs = e.jobs - JOB_BYTES;
+        assert!(logs > 30 * MIB && logs < 80 * MIB, "{e:?}");
+        // A short run: a few windows (2,000 writes: 5.3 simulated s).
+        let short = jobs(&dev, &["rw=randwrite", "number_ios=2000"]);
+        let e = estimate(&dev, DriveState::Steady, &short, false, false);
+        assert!(e.jobs - JOB_BYTES <= 16 * LOG_WINDOW_BYTES, "{e:?}");
+        // Paced I/O: 20,000 reads at 2 per second take 10,000 s, at most a window each.
+        let paced = jobs(&dev, &["rw=randread", "number_ios=20000", "rate_iops=2"]);
+        let e = estimate(&dev, DriveState::Full, &paced, false, false);
+        assert_eq!(e.jobs - JOB_BYTES, 20_000 * LOG_WINDOW_BYTES, "{e:?}");
+        let paced = jobs(&dev, &["rw=randread", "number_ios=20", "rate_iops=2"]);
+        let e = estimate(&dev, DriveState::Full, &paced, false, false);
+        assert_eq!(e.jobs - JOB_BYTES, 20 * LOG_WINDOW_BYTES, "{e:?}");
+    }
+
+    #[test]
     fn jobs_are_counted_with_their_clones() {
         let dev = device("tiny-test");
         let many = jobs(&dev, &["rw=randread", "numjobs=256"]);
         let e = estimate(&dev, DriveState::Full, &many, false, false);
         assert_eq!(e.job_count, 256);
-        assert_eq!(e.jobs, 256 * JOB_BYTES);
+        // Each with the log windows of one pass of all of them over tiny-test (1.6 M
+        // reads of a page at 50 us on 4 dies: 20 s, 40 windows; twice that at most).
+        let logs = e.jobs - 256 * JOB_BYTES;
+        assert!(
+            (256 * 40 * LOG_WINDOW_BYTES..=256 * 100 * LOG_WINDOW_BYTES).contains(&logs),
+            "{e:?}"
+        );
+        let few = jobs(&dev, &["rw=randread", "numjobs=256", "number_ios=20"]);
+        let e = estimate(&dev, DriveState::Full, &few, false, false);
+        assert_eq!(e.jobs, 256 * (JOB_BYTES + LOG_WINDOW_BYTES));
     }
 
     #[test]

@@ -62,9 +62,10 @@ fn default_lba() -> LbaMode {
 
 impl TraceConfig {
     pub fn validate(&self) -> Result<Option<TraceFormat>, String> {
-        if !(self.speedup > 0.0 && self.speedup.is_finite()) {
+        if !(MIN_SPEEDUP..=MAX_SPEEDUP).contains(&self.speedup) {
             return Err(format!(
-                "trace.speedup: {} must be a positive number",
+                "trace.speedup: {:e} is not allowed (a number from 0.001 to 1000000: \
+                 arrival times are divided by it, so a replay is at most 1,000 times slower)",
                 self.speedup
             ));
         }
@@ -80,6 +81,14 @@ impl TraceConfig {
 }
 
 const MAX_LEN: u64 = 128 << 20;
+
+/// The smallest `trace.speedup`: a replay stretched at most 1,000 times (a smaller
+/// factor is a typo or a unit slip, and with a trace of one timestamp no other check
+/// would catch it).
+pub const MIN_SPEEDUP: f64 = 1e-3;
+/// The largest `trace.speedup`: beyond it a nanosecond-stamped trace arrives all at once
+/// (use `mode = "closed"` for "as fast as the drive goes").
+pub const MAX_SPEEDUP: f64 = 1e6;
 
 /// A trace being replayed by one host job.
 pub struct TraceSource {
