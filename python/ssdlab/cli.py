@@ -36,6 +36,16 @@ FIO_FLAGS = [
     ("runtime", "simulated time limit; a bare number is seconds (as in fio), e.g. 30, 100ms"),
     ("ramp_time", "simulated warm-up excluded from statistics (bare number: seconds), e.g. 10ms"),
     (
+        "host_cpu_per_io",
+        "host model (not fio): CPU time a job's thread spends per I/O, e.g. 5us (bare: us; "
+        "default 0)",
+    ),
+    (
+        "host_irq_per_io",
+        "host model (not fio): interrupt-handler time per completion on its queue's CPU, "
+        "e.g. 2us (bare: us; default 0)",
+    ),
+    (
         "random_generator",
         "tausworthe (default) or tausworthe64: fio's random map, a new order "
         "each pass; lfsr: the same order each pass",

@@ -41,7 +41,9 @@ def cmd_study(args: argparse.Namespace) -> int:
     outputs.check_dir(out, "--out")
     if args.name in ("hmb-vs-dram", "hmb-size"):
         return _seed000(args, out)
-    given = [f"--{f}" for f in seed000.MATRIX_FLAGS if getattr(args, f) is not None]
+    given = [
+        f"--{f.replace('_', '-')}" for f in seed000.MATRIX_FLAGS if getattr(args, f) is not None
+    ]
     if given:
         raise UsageError(f"{', '.join(given)}: only for the hmb-vs-dram and hmb-size studies")
     if args.name == "map-cache":

@@ -117,6 +117,10 @@ class Matrix:
     seed: int = 1
     # LBA span of every test (fio's size); None: the whole drive.
     span: str | None = None
+    # The host model of every test (workload options host_cpu_per_io, host_irq_per_io):
+    # None, a host that costs nothing (the seed's custom driver's costs are not published).
+    host_cpu_per_io: str | None = None
+    host_irq_per_io: str | None = None
 
     def settles(self, workload: str) -> bool:
         """Whether the workload's points run until they have settled (random writes,
@@ -147,9 +151,21 @@ def add_args(p: argparse.ArgumentParser) -> None:
         help="LBA span of every test, e.g. 16GiB (default: the whole drive; the seed does not "
         "say how much of the drive its IOMeter tests covered)",
     )
+    p.add_argument(
+        "--host-cpu-per-io",
+        help="host CPU time a test thread spends per I/O, e.g. 5us (default 0: a host that "
+        "costs nothing; the seed's custom driver, 'not built for performance', publishes none)",
+    )
+    p.add_argument(
+        "--host-irq-per-io",
+        help="interrupt-handler time per completion on its queue's CPU, e.g. 2us (default 0)",
+    )
 
 
-MATRIX_FLAGS = ("devices", "density", "states", "queues", "workloads", "span")
+MATRIX_FLAGS = (
+    "devices", "density", "states", "queues", "workloads", "span", "host_cpu_per_io",
+    "host_irq_per_io",
+)  # fmt: skip
 
 
 def _split(flag: str, text: str) -> list[str]:
@@ -212,6 +228,8 @@ def matrix_from_args(
         number_ios=args.number_ios,
         seed=args.seed,
         span=getattr(args, "span", None),
+        host_cpu_per_io=getattr(args, "host_cpu_per_io", None),
+        host_irq_per_io=getattr(args, "host_irq_per_io", None),
     )
     if m.number_ios is not None and m.number_ios <= 0:
         raise UsageError(f"--number_ios: {m.number_ios} must be a positive count")
@@ -222,6 +240,13 @@ def matrix_from_args(
                 api.validate_workload({"size": m.span}, cap)
             except api.ConfigError as e:
                 raise UsageError(f"--span: '{m.span}' on {device}: {e}") from None
+    for key in ("host_cpu_per_io", "host_irq_per_io"):
+        value = getattr(m, key)
+        if value is not None:
+            try:
+                api.validate_workload({key: value}, 1 << 40)
+            except api.ConfigError as e:
+                raise UsageError(f"--{key.replace('_', '-')}: '{value}': {e}") from None
     return m
 
 
@@ -466,6 +491,9 @@ def point_run(p: Point, m: Matrix, sim_s: float | None = None) -> dict:
     wl["queue_policy"] = "round-robin"
     if m.span is not None:
         wl["size"] = m.span
+    for key in ("host_cpu_per_io", "host_irq_per_io"):
+        if getattr(m, key) is not None:
+            wl[key] = getattr(m, key)
     return {
         "device": p.device,
         "workload": wl,
@@ -574,13 +602,19 @@ def ios_line(m: Matrix) -> str:
     per = ", ".join(f"{wl} {m.ios(wl):,}" for wl in fixed)
     how = f" (quick: 1/{QUICK_DIVISOR} of the full run)" if m.quick and not m.number_ios else ""
     span = f"the first {m.span} of the drive" if m.span else "the whole drive"
+    host = ""
+    if m.host_cpu_per_io or m.host_irq_per_io:
+        host = (
+            f" Host: {m.host_cpu_per_io or 0} of CPU per I/O per thread, "
+            f"{m.host_irq_per_io or 0} per completion per queue."
+        )
     text = f"I/Os per job{how}: {per}." if fixed else ""
     if len(fixed) < len(m.workloads):
         text += (
             f" Random writes: until settled, {SETTLE_START_S:g} s to {SETTLE_CAP_S:g} s "
             "of simulated time (below)."
         )
-    return f"{text.strip()} LBA span: {span}."
+    return f"{text.strip()} LBA span: {span}.{host}"
 
 
 def is_seq(workload: str) -> bool:

@@ -100,9 +100,30 @@ pub struct ControllerConfig {
     /// When a host program's room in the write buffer is returned: `program` (default) when the die has programmed it; `data-in` once its data is in the die's page buffers, so the buffer stages transfers rather than whole programs.
     #[serde(default)]
     pub buffer_release: BufferRelease,
+    /// Where GC and SLC-fold data wait between their read and their program: `none` (default) holds no buffer room, as on a controller with DRAM to spare; `write-buffer` holds room in the write buffer for each GC or fold program's data from when its stripe is complete to the end of its program, as on a DRAM-less controller whose SRAM stages every page it moves, so host writes get the room GC leaves.
+    #[serde(default, skip_serializing_if = "GcStaging::is_none")]
+    pub gc_staging: GcStaging,
     /// Optional ceiling of the host write data path (DMA engine / internal bus into the write buffer): host write data enters the buffer no faster than this, whatever the link allows. Unset: the link alone paces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_path: Option<Bandwidth>,
+}
+
+/// Where the data of internal moves (GC relocations, SLC folds) is staged.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcStaging {
+    /// Not counted against any buffer (a DRAM controller stages in ample DRAM).
+    #[default]
+    None,
+    /// In the write buffer, from a complete stripe to the end of its program.
+    WriteBuffer,
+}
+
+impl GcStaging {
+    /// The default (left out of a resolved config, as reports before it had none).
+    pub fn is_none(&self) -> bool {
+        *self == GcStaging::None
+    }
 }
 
 /// When the write buffer gets a host program's room back.

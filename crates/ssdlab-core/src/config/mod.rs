@@ -18,7 +18,7 @@ pub mod workload;
 
 pub use device::{
     pcie_lane_bytes_per_s, BufferRelease, CellType, ControllerConfig, DeviceConfig, FtlConfig,
-    GcPacing, GcPolicy, HostConfig, NandConfig, PerPageType,
+    GcPacing, GcPolicy, GcStaging, HostConfig, NandConfig, PerPageType,
 };
 pub use workload::{QueuePolicy, Rw, WorkloadConfig, RW_ALLOWED};
 

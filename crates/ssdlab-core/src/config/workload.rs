@@ -6,6 +6,10 @@
 // fio's conventions: bare sizes are bytes, bare runtime/ramp_time seconds, bare
 // thinktime microseconds.
 use super::units::{Bytes as Size, Secs, Usecs};
+
+fn is_zero_usecs(v: &Usecs) -> bool {
+    v.ns() == 0
+}
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -146,6 +150,17 @@ pub struct WorkloadConfig {
     pub thinktime: Usecs,
     #[serde(default = "default_one")]
     pub thinktime_blocks: u32,
+    /// Host CPU time the job's thread spends per I/O (its I/O stack and the benchmark
+    /// tool: submitting and reaping); the job issues no faster than one I/O per this
+    /// time (ssdlab's host model; bare: µs; 0, the default: a host that costs nothing).
+    #[serde(default, skip_serializing_if = "is_zero_usecs")]
+    pub host_cpu_per_io: Usecs,
+    /// Host CPU time of a completion's interrupt handler, on the CPU that serves its
+    /// completion queue (one per queue); a queue's handlers run one at a time and the
+    /// job sees a completion once its handler ran (the first job's value serves every
+    /// queue; bare: µs; default 0).
+    #[serde(default, skip_serializing_if = "is_zero_usecs")]
+    pub host_irq_per_io: Usecs,
     /// Cap on this job's I/Os per second (fio's `rate_iops`; open-loop pacing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,

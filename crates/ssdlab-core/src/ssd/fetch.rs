@@ -83,6 +83,12 @@ impl Ssd {
             // The completion reached the target; back through the fabric to the host.
             at_host = r.backward(at_host, c.kind, c.len);
         }
+        if let Some(free) = self.irq_free_at.get_mut(c.sq as usize) {
+            // The queue's interrupt handler runs on its CPU, one completion at a time.
+            let start = at_host.max(*free);
+            *free = start + self.irq_per_io;
+            at_host = *free;
+        }
         self.q.schedule(at_host, Event::HostComplete { cmd });
     }
 }

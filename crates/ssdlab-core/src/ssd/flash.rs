@@ -42,6 +42,11 @@ impl Ssd {
         self.stamp(t);
         if !gc {
             self.flushes.program_queued(s.die);
+        } else if self.gc_staging && !self.ftl.is_map_block(s.block) {
+            // The moved data of a complete stripe is in the controller's buffer from now
+            // to the end of its program (taken without asking: GC is never refused room,
+            // host writes wait for it instead).
+            self.buffer.take((pps * self.geo.units_per_stripe) as u64);
         }
         self.dq[s.die as usize].program_queue(gc).push_back(t);
         if !gc {
@@ -380,6 +385,15 @@ impl Ssd {
             self.host_program_done(tx.die);
         } else {
             self.counters.gc_programs += 1;
+            self.release_gc_staging(&tx);
+        }
+    }
+
+    /// A GC program ended: with `controller.gc_staging = "write-buffer"` its units give
+    /// their write-buffer room back (programs of translation blocks were never staged).
+    fn release_gc_staging(&mut self, tx: &Txn) {
+        if self.gc_staging && !self.ftl.is_map_block(tx.block) {
+            self.release_buffer_room(tx.n as u64);
         }
     }
 

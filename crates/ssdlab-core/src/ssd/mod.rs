@@ -116,6 +116,13 @@ pub struct Ssd {
     txns: Slab<Txn>,
     cmds: Slab<Cmd>,
     buffer: WriteBuffer,
+    /// `controller.gc_staging = "write-buffer"`: GC and fold programs hold write-buffer
+    /// room for their units from when their stripe is complete to the end of tPROG.
+    gc_staging: bool,
+    /// `host_irq_per_io` (the first job's): a completion handler's host CPU time, and
+    /// per completion queue when its CPU is next free (empty when 0).
+    irq_per_io: Ns,
+    irq_free_at: Vec<Ns>,
     /// `controller.write_path`: the ceiling of the host write data path, if set.
     write_path: Option<crate::controller::WritePath>,
     /// Writes whose data arrived but found no die able to take it.
@@ -272,6 +279,8 @@ impl Ssd {
                     ramp_ns: w.ramp_time.ns(),
                     measure_from: 0,
                     wake_at: Ns::MAX,
+                    cpu_per_io: w.host_cpu_per_io.ns(),
+                    cpu_free_at: 0,
                     trace,
                     trace_error,
                     external: false,
@@ -295,6 +304,13 @@ impl Ssd {
             txns: Slab::default(),
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
+            gc_staging: cfg.controller.gc_staging == crate::config::GcStaging::WriteBuffer,
+            irq_per_io: workload.host_irq_per_io.ns(),
+            irq_free_at: if workload.host_irq_per_io.ns() > 0 {
+                vec![0; queues as usize]
+            } else {
+                Vec::new()
+            },
             write_path: cfg
                 .controller
                 .write_path
