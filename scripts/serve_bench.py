@@ -81,9 +81,9 @@ def main() -> None:
     ap.add_argument("--realtime", action="store_true", help="serve --realtime (SCHED_FIFO)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for q in map(int, a.iodepths.split(",")):
+        for q in (int(x) for x in a.iodepths.split(",") if x.strip()):
             print(json.dumps(point(a, q, None, tmp)), flush=True)
-        for rate in map(int, a.rates.split(",")):
+        for rate in (int(x) for x in a.rates.split(",") if x.strip()):
             print(json.dumps(point(a, 64, rate, tmp)), flush=True)
 
 
