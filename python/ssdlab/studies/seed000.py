@@ -162,10 +162,9 @@ def add_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-MATRIX_FLAGS = (
-    "devices", "density", "states", "queues", "workloads", "span", "host_cpu_per_io",
-    "host_irq_per_io",
-)  # fmt: skip
+# The host model's workload options, each a study flag (--host-cpu-per-io, ...).
+HOST_KEYS = ("host_cpu_per_io", "host_irq_per_io")
+MATRIX_FLAGS = ("devices", "density", "states", "queues", "workloads", "span", *HOST_KEYS)
 
 
 def _split(flag: str, text: str) -> list[str]:
@@ -240,7 +239,7 @@ def matrix_from_args(
                 api.validate_workload({"size": m.span}, cap)
             except api.ConfigError as e:
                 raise UsageError(f"--span: '{m.span}' on {device}: {e}") from None
-    for key in ("host_cpu_per_io", "host_irq_per_io"):
+    for key in HOST_KEYS:
         value = getattr(m, key)
         if value is not None:
             try:
@@ -491,7 +490,7 @@ def point_run(p: Point, m: Matrix, sim_s: float | None = None) -> dict:
     wl["queue_policy"] = "round-robin"
     if m.span is not None:
         wl["size"] = m.span
-    for key in ("host_cpu_per_io", "host_irq_per_io"):
+    for key in HOST_KEYS:
         if getattr(m, key) is not None:
             wl[key] = getattr(m, key)
     return {

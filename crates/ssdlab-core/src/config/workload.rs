@@ -6,11 +6,11 @@
 // fio's conventions: bare sizes are bytes, bare runtime/ramp_time seconds, bare
 // thinktime microseconds.
 use super::units::{Bytes as Size, Secs, Usecs};
+use serde::{Deserialize, Serialize};
 
 fn is_zero_usecs(v: &Usecs) -> bool {
     v.ns() == 0
 }
-use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -25,7 +25,8 @@
 //!   the simulated time its I/O take (`run_time_ns`: the flash work of every job over
 //!   the dies at the drive's mean program and read times, greedy GC's write
 //!   amplification 1 / (2 x over-provisioning) once the free units are used, and a 2x
-//!   margin; or its pacing by `rate_iops`, `thinktime` or a timed trace's arrivals), at
+//!   margin; or its pacing by `rate_iops`, `thinktime`, `host_cpu_per_io` or a timed
+//!   trace's arrivals), at
 //!   most one window per I/O.
 //!
 //! Measured against the peak resident set on the presets (tests/test_memory_estimate.py,
@@ -237,8 +238,8 @@ fn job_ios(w: &WorkloadConfig, capacity: u64) -> u64 {
 /// programmed `gc_waf` times once the free units are used, on an aged drive from the
 /// start; a unit written in order once, as it leaves GC nothing to copy; a page read
 /// per read), and the controller's command time over its cores, times `TIME_MARGIN`;
-/// or the longest a job's own pacing takes (`rate_iops`, `thinktime`, a timed trace's
-/// arrivals), if longer.
+/// or the longest a job's own pacing takes (`rate_iops`, `thinktime`, `host_cpu_per_io`,
+/// a timed trace's arrivals), if longer.
 fn run_time_ns(
     dev: &DeviceConfig,
     geo: &Geometry,
@@ -305,6 +306,8 @@ fn run_time_ns(
         if think > 0.0 {
             paced = paced.max(per_job / f64::from(w.thinktime_blocks.max(1)) * think);
         }
+        // The host model's thread time per I/O paces the job as rate_iops does.
+        paced = paced.max(per_job * w.host_cpu_per_io.ns() as f64);
     }
     let free = if aged { 0.0 } else { free_units as f64 };
     let random = writes - in_order;
@@ -560,6 +563,13 @@ mod tests {
         let paced = jobs(&dev, &["rw=randread", "number_ios=20", "rate_iops=2"]);
         let e = estimate(&dev, DriveState::Full, &paced, false, false);
         assert_eq!(e.jobs - JOB_BYTES, 20 * LOG_WINDOW_BYTES, "{e:?}");
+        // A host thread that takes 1 s per I/O paces the job the same way.
+        let slow_host = jobs(
+            &dev,
+            &["rw=randread", "number_ios=2000", "host_cpu_per_io=1s"],
+        );
+        let e = estimate(&dev, DriveState::Full, &slow_host, false, false);
+        assert_eq!(e.jobs - JOB_BYTES, 2_000 * LOG_WINDOW_BYTES, "{e:?}");
     }
 
     #[test]

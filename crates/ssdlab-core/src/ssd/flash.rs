@@ -25,6 +25,7 @@ impl Ssd {
         let pps = self.geo.program_pages(s.block);
         let first_page = s.page + 1 - pps;
         let base = self.geo.block_base(s.block) + first_page * self.geo.units_per_stripe;
+        let units = pps * self.geo.units_per_stripe;
         let t = self.txns.insert(Txn {
             kind: TxnKind::Program { gc },
             cmd: 0,
@@ -34,7 +35,7 @@ impl Ssd {
             block: s.block,
             pun: base,
             lpn: 0,
-            n: pps * self.geo.units_per_stripe,
+            n: units,
             bytes: (self.geo.planes * pps) as u64 * self.geo.page_bytes,
             erase_count: 0,
             seq: 0,
@@ -46,7 +47,7 @@ impl Ssd {
             // The moved data of a complete stripe is in the controller's buffer from now
             // to the end of its program (taken without asking: GC is never refused room,
             // host writes wait for it instead).
-            self.buffer.take((pps * self.geo.units_per_stripe) as u64);
+            self.buffer.take(units as u64);
         }
         self.dq[s.die as usize].program_queue(gc).push_back(t);
         if !gc {

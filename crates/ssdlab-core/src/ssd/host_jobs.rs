@@ -33,9 +33,6 @@ pub(super) struct Job {
     pub(super) measure_from: Ns,
     /// Time of the pending HostSubmit wake-up, if any (Ns::MAX: none).
     pub(super) wake_at: Ns,
-    /// `host_cpu_per_io`: the thread's time per I/O, and when the thread is next free.
-    pub(super) cpu_per_io: Ns,
-    pub(super) cpu_free_at: Ns,
     /// The trace this job replays, if it is a replay job.
     pub(super) trace: Option<Box<TraceSource>>,
     pub(super) trace_error: Option<String>,
@@ -194,9 +191,8 @@ impl Ssd {
             if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
                 return;
             }
-            let next_at = j.gen.next_at.max(j.cpu_free_at);
-            if next_at > now {
-                let at = next_at;
+            if j.gen.next_at > now {
+                let at = j.gen.next_at;
                 if j.wake_at != at {
                     j.wake_at = at;
                     self.q.schedule(at, Event::HostSubmit { job });
@@ -267,9 +263,6 @@ impl Ssd {
             return;
         }
         let io = j.gen.next_io(now);
-        if j.cpu_per_io > 0 {
-            j.cpu_free_at = now + j.cpu_per_io;
-        }
         if io.kind == crate::workload::OpKind::Write {
             j.sync.writes += 1;
             if j.readback.on {

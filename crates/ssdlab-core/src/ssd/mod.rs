@@ -279,8 +279,6 @@ impl Ssd {
                     ramp_ns: w.ramp_time.ns(),
                     measure_from: 0,
                     wake_at: Ns::MAX,
-                    cpu_per_io: w.host_cpu_per_io.ns(),
-                    cpu_free_at: 0,
                     trace,
                     trace_error,
                     external: false,

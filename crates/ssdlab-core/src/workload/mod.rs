@@ -3,8 +3,9 @@
 //! per direction, from `bsrange` or weighted by `bssplit`; random offsets uniform
 //! or skewed (zipf, pareto, normal, zoned); `rw=...:N` modifiers; stop after
 //! `number_ios`, `io_size` bytes or `runtime`; pacing by `rate_iops` (submissions
-//! at most every 1/rate) and `thinktime` (after every `thinktime_blocks` I/Os, the
-//! job stalls for the think time from the next completion).
+//! at most every 1/rate), `thinktime` (after every `thinktime_blocks` I/Os, the
+//! job stalls for the think time from the next completion) and the host model's
+//! `host_cpu_per_io` (the job's thread is busy that long after each submission).
 //!
 //! Uniform random offsets follow fio's random map by default: every block of the
 //! span once per pass before any repeats, one map per job shared by its reads,
@@ -102,6 +103,8 @@ pub struct JobGen {
     think_blocks: u64,
     /// A think period starts at the next completion.
     think_pending: bool,
+    /// `host_cpu_per_io`: the job's thread is busy this long after each submission.
+    cpu_ns: Ns,
     /// Earliest time of the next submission.
     pub next_at: Ns,
     pub issued_ios: u64,
@@ -200,6 +203,7 @@ impl JobGen {
             think_ns: w.thinktime.ns(),
             think_blocks: w.thinktime_blocks.max(1) as u64,
             think_pending: false,
+            cpu_ns: w.host_cpu_per_io.ns(),
             next_at: 0,
             issued_ios: 0,
             issued_bytes: 0,
@@ -396,6 +400,10 @@ impl JobGen {
         }
         if self.think_ns > 0 && self.issued_ios.is_multiple_of(self.think_blocks) {
             self.think_pending = true;
+        }
+        if self.cpu_ns > 0 {
+            // The host thread spent its time on this I/O before it can issue another.
+            next = next.max(now.saturating_add(self.cpu_ns));
         }
         self.next_at = next;
         Io { kind, offset, len }
