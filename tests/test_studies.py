@@ -67,9 +67,7 @@ def test_map_cache_study_quick(runs):
     with open(tmp_path / "map-cache.csv") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["workload", "cache_bytes", "segment_bytes", "iops", "hit_rate"]
-    by = {
-        (r["workload"], int(r["cache_bytes"]), int(r["segment_bytes"])): r for r in rows
-    }
+    by = {(r["workload"], int(r["cache_bytes"]), int(r["segment_bytes"])): r for r in rows}
     # The mechanism: hit rate near the cache/map share (map of a 1 GiB span = 512 KiB).
     for cache in (64, 256):
         hr = float(by[("iozone-like", cache * 1024, 8192)]["hit_rate"])
@@ -412,6 +410,35 @@ def test_hmb_size_study_quick(tmp_path, tiny_pair, capsys):
         assert got[(q, "min")][0] < got[(q, "max")][0]
     if importlib.util.find_spec("matplotlib"):
         assert (out / "rand-read-4k-t1-qd32.png").exists()
+
+
+def test_hmb_size_reuses_the_max_grant_runs_of_hmb_vs_dram(tmp_path, tiny_pair, capsys):
+    """hmb-size's Max grant is hmb-vs-dram's HMB device point for point: with --reuse it
+    takes those finished runs (the same run ids) instead of running them again, and its
+    figures are the ones it computes without --reuse."""
+    dram, hmb = tiny_pair
+    common = ["--quick", "--states", "aging", "--workloads", "rand-read-4k-t1-qd32"]
+    common += ["--number_ios", "400"]
+    hvd, alone, shared = tmp_path / "hvd", tmp_path / "alone", tmp_path / "shared"
+    assert (
+        main(["study", "hmb-vs-dram", "--devices", f"{dram},{hmb}", *common, "--out", str(hvd)])
+        == 0
+    )
+    assert main(["study", "hmb-size", "--devices", hmb, *common, "--out", str(alone)]) == 0
+    capsys.readouterr()
+    argv = ["study", "hmb-size", "--devices", hmb, *common, "--out", str(shared)]
+    assert main([*argv, "--reuse", str(hvd)]) == 0
+    text = capsys.readouterr().out
+    # Queues 1 and max of the Max grant: 2 runs taken, 4 (Half and Min) run.
+    assert f"--reuse: 2 finished runs of the same points taken from {hvd}." in text
+    hvd_ids = {p.name for p in (hvd / "runs").glob("*.parquet")}
+    shared_ids = {p.name for p in (shared / "runs").glob("*.parquet")}
+    assert len(shared_ids) == 6 and len(shared_ids & hvd_ids) == 2
+    assert (shared / "results.csv").read_text() == (alone / "results.csv").read_text()
+    # A directory that is not a study's output is refused, naming the flag.
+    assert main([*argv, "--reuse", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdlab: error: --reuse: ") and "nowhere" in err
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,14 @@ def write_outputs(out_dir: Path, name: str, columns: list[str], rows: list[dict]
 # --- the sweep engine ----------------------------------------------------------------
 
 
-def run_points(runs: list[dict], out_dir: Path, *, workers: int | None = None) -> list[dict]:
+def run_points(
+    runs: list[dict],
+    out_dir: Path,
+    *,
+    workers: int | None = None,
+    reuse: list[Path] | tuple[Path, ...] = (),
+    adopted: list[int] | None = None,
+) -> list[dict]:
     """Run the points (``ssdlab.run`` arguments, plus ``params``: extra columns of their
     rows) through the sweep engine and return one result row per point, in order.
 
@@ -85,7 +92,9 @@ def run_points(runs: list[dict], out_dir: Path, *, workers: int | None = None) -
     sweep report OUT`` read them), so a study run again with the same ``--out`` (after a
     kill, or with more points) runs only the points it does not have. Points that share a
     prepared drive (same resolved device, state, seed and LBA area) reuse it; callers list
-    them consecutively. ``workers``: threads (default: every core). A failed point stops
+    them consecutively. ``workers``: threads (default: every core). ``reuse``: other results
+    directories whose finished runs of the same points are copied in instead of being run
+    again (:func:`adopt_runs`; their count is appended to ``adopted``). A failed point stops
     the study with its error (it stays recorded in ``out_dir/runs``)."""
     from ssdlab import api
     from ssdlab.sweep.engine import resolve_points
@@ -94,6 +103,9 @@ def run_points(runs: list[dict], out_dir: Path, *, workers: int | None = None) -
     ids = [job["run_id"] for job in resolve_points(runs)] if runs else []
     if len(ids) != len(runs):  # repeated points run once: find each point's run again
         ids = [resolve_points([r])[0]["run_id"] for r in runs]
+    n = adopt_runs(ids, out_dir, reuse)
+    if adopted is not None:
+        adopted.append(n)
     try:
         df = engine_run(runs, out_dir, workers=workers)
     finally:
@@ -109,6 +121,43 @@ def run_points(runs: list[dict], out_dir: Path, *, workers: int | None = None) -
             )
         rows.append(row)
     return rows
+
+
+def adopt_runs(ids: list[str], out_dir: Path, reuse) -> int:
+    """Copy into ``out_dir/runs`` each run of ``ids`` that is missing there and finished
+    without error in one of the ``reuse`` directories' ``runs``; returns how many.
+
+    A run's id is a hash of its whole resolved device, workload, state, seed and the core's
+    version, and a run is deterministic, so a run found under the same id in another
+    study's results is the run this study would make (hmb-size's Max grant is hmb-vs-dram's
+    HMB device, point for point)."""
+    import os
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    if not reuse:
+        return 0
+    runs = out_dir / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    copied = 0
+    for rid in dict.fromkeys(ids):
+        final = runs / f"{rid}.parquet"
+        if final.exists():
+            continue
+        for d in reuse:
+            src = Path(d) / "runs" / f"{rid}.parquet"
+            try:
+                if pq.read_table(src, columns=["status"]).column("status")[0].as_py() != "ok":
+                    continue
+            except Exception:  # missing or unreadable: not a run to take
+                continue
+            tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, final)
+            copied += 1
+            break
+    return copied
 
 
 def describe(point: Mapping[str, Any]) -> str:

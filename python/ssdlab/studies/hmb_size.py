@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ssdlab import api
 from ssdlab.studies import seed000 as s
 from ssdlab.studies.common import table, write_csv
 from ssdlab.studies.seed000_data import HMB_SIZES, seed_hmb_size_pct
@@ -36,6 +37,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
     points, index, keys, grants = [], {}, [], {}
     for density in m.densities:
         dev = s.device_for(device, density)
+        # The device's own grant is left unset, so that those points are the very points
+        # of hmb-vs-dram's HMB device (same run ids: --reuse finds them).
+        own = api.validate(dev)["hmb"]["host_policy"]
         for hmb in HMB_SIZES:
             for state in m.states:
                 for wl in m.workloads:
@@ -44,7 +48,7 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
                         k = (dev, hmb, state, wl, n)
                         if k not in index:
                             index[k] = len(points)
-                            extra = {"set": {"hmb.host_policy": hmb}}
+                            extra = {} if hmb == own else {"set": {"hmb.host_policy": hmb}}
                             points.append(s.Point(dev, state, wl, n, extra))
                         keys.append(((density, state, wl, q, hmb), index[k]))
     outcomes = s.run_matrix(points, out_dir, m)
@@ -117,6 +121,8 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         "text (docs/seed000.md), so its columns stay empty."
     )
     text.append(s.ios_line(m))
+    if m.reuse:
+        text.append(s.reuse_line(m))
     settle = s.settle_line(outcomes, points)
     if settle:
         text.append(settle)

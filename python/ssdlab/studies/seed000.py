@@ -121,6 +121,10 @@ class Matrix:
     # None, a host that costs nothing (the seed's custom driver's costs are not published).
     host_cpu_per_io: str | None = None
     host_irq_per_io: str | None = None
+    # Other studies' output directories whose finished runs of the same points are taken
+    # instead of being run again (--reuse); ``adopted`` counts them, round by round.
+    reuse: list[Path] = field(default_factory=list)
+    adopted: list[int] = field(default_factory=list)
 
     def settles(self, workload: str) -> bool:
         """Whether the workload's points run until they have settled (random writes,
@@ -152,6 +156,13 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "say how much of the drive its IOMeter tests covered)",
     )
     p.add_argument(
+        "--reuse",
+        metavar="DIR[,DIR]",
+        help="take finished runs of the same points from other studies' --out directories "
+        "instead of running them again (hmb-size's Max grant is hmb-vs-dram's HMB device: "
+        "--reuse OUT_OF_HMB_VS_DRAM saves a third of hmb-size)",
+    )
+    p.add_argument(
         "--host-cpu-per-io",
         help="host CPU time a test thread spends per I/O, e.g. 5us (default 0: a host that "
         "costs nothing; the seed's custom driver, 'not built for performance', publishes none)",
@@ -164,7 +175,16 @@ def add_args(p: argparse.ArgumentParser) -> None:
 
 # The host model's workload options, each a study flag (--host-cpu-per-io, ...).
 HOST_KEYS = ("host_cpu_per_io", "host_irq_per_io")
-MATRIX_FLAGS = ("devices", "density", "states", "queues", "workloads", "span", *HOST_KEYS)
+MATRIX_FLAGS = (
+    "devices",
+    "density",
+    "states",
+    "queues",
+    "workloads",
+    "span",
+    "reuse",
+    *HOST_KEYS,
+)
 
 
 def _split(flag: str, text: str) -> list[str]:
@@ -229,6 +249,7 @@ def matrix_from_args(
         span=getattr(args, "span", None),
         host_cpu_per_io=getattr(args, "host_cpu_per_io", None),
         host_irq_per_io=getattr(args, "host_irq_per_io", None),
+        reuse=_reuse_dirs(getattr(args, "reuse", None)),
     )
     if m.number_ios is not None and m.number_ios <= 0:
         raise UsageError(f"--number_ios: {m.number_ios} must be a positive count")
@@ -247,6 +268,22 @@ def matrix_from_args(
             except api.ConfigError as e:
                 raise UsageError(f"--{key.replace('_', '-')}: '{value}': {e}") from None
     return m
+
+
+def _reuse_dirs(text: str | None) -> list[Path]:
+    """--reuse: results directories of earlier studies (each must hold a ``runs`` folder)."""
+    if text is None:
+        return []
+    dirs = []
+    for item in _split("reuse", text):
+        d = Path(item)
+        if not (d / "runs").is_dir():
+            raise UsageError(
+                f"--reuse: '{item}' is not a study's output directory (no {d / 'runs'} folder; "
+                "give the --out of an earlier hmb-vs-dram or hmb-size run)"
+            )
+        dirs.append(d)
+    return dirs
 
 
 def device_for(device: str, density: str) -> str:
@@ -512,7 +549,12 @@ def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
     out: list[Outcome | None] = [None] * len(points)
     todo = list(range(len(points)))
     while todo:
-        rows = run_points([point_run(points[i], m, length.get(i)) for i in todo], out_dir)
+        rows = run_points(
+            [point_run(points[i], m, length.get(i)) for i in todo],
+            out_dir,
+            reuse=m.reuse,
+            adopted=m.adopted,
+        )
         again = []
         for i, row in zip(todo, rows):
             sim_s = row["sim_time_ns"] / 1e9
@@ -532,6 +574,14 @@ def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
                 again.append(i)
         todo = again
     return out  # type: ignore[return-value]
+
+
+def reuse_line(m: Matrix) -> str:
+    """How many runs --reuse took from other studies (empty without --reuse)."""
+    if not m.reuse:
+        return ""
+    dirs = ", ".join(str(d) for d in m.reuse)
+    return f"--reuse: {sum(m.adopted)} finished runs of the same points taken from {dirs}."
 
 
 def settle_line(outcomes: list[Outcome], points: list[Point]) -> str:
