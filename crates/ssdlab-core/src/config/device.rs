@@ -100,7 +100,7 @@ pub struct ControllerConfig {
     /// When a host program's room in the write buffer is returned: `program` (default) when the die has programmed it; `data-in` once its data is in the die's page buffers, so the buffer stages transfers rather than whole programs.
     #[serde(default)]
     pub buffer_release: BufferRelease,
-    /// Where GC and SLC-fold data wait between their read and their program: `none` (default) holds no buffer room, as on a controller with DRAM to spare; `write-buffer` holds room in the write buffer for each GC or fold program's data from when its stripe is complete to the end of its program, as on a DRAM-less controller whose SRAM stages every page it moves, so host writes get the room GC leaves.
+    /// Where GC and SLC-fold data wait between their read and their program: `none` (default) holds no buffer room, as on a controller with DRAM to spare; `write-buffer` holds room in the write buffer for each GC or fold program's data from when its stripe is complete to the end of its program, as on a DRAM-less controller whose SRAM stages every page it moves, so host writes get the room GC leaves; `gather` holds it from each page's read to the end of its program, a die reserving a program stripe's room before it reads the pages that fill it.
     #[serde(default, skip_serializing_if = "GcStaging::is_none")]
     pub gc_staging: GcStaging,
     /// Optional ceiling of the host write data path (DMA engine / internal bus into the write buffer): host write data enters the buffer no faster than this, whatever the link allows. Unset: the link alone paces it.
@@ -117,6 +117,9 @@ pub enum GcStaging {
     None,
     /// In the write buffer, from a complete stripe to the end of its program.
     WriteBuffer,
+    /// In the write buffer, from each page's read to the end of its program; room is
+    /// reserved a stripe at a time before the reads (`ssd/gc_staging.rs`).
+    Gather,
 }
 
 impl GcStaging {

@@ -26,6 +26,13 @@ impl Ssd {
         let first_page = s.page + 1 - pps;
         let base = self.geo.block_base(s.block) + first_page * self.geo.units_per_stripe;
         let units = pps * self.geo.units_per_stripe;
+        // With gathered staging a GC program carries the buffer room of the units its
+        // die gathered for it (released when it ends), in `lpn`, unused by programs.
+        let staged = if gc && self.gather.on && !self.ftl.is_map_block(s.block) {
+            self.gather.program_queued(s.die, units)
+        } else {
+            0
+        };
         let t = self.txns.insert(Txn {
             kind: TxnKind::Program { gc },
             cmd: 0,
@@ -34,7 +41,7 @@ impl Ssd {
             page: s.page,
             block: s.block,
             pun: base,
-            lpn: 0,
+            lpn: staged,
             n: units,
             bytes: (self.geo.planes * pps) as u64 * self.geo.page_bytes,
             erase_count: 0,
@@ -392,9 +399,12 @@ impl Ssd {
 
     /// A GC program ended: with `controller.gc_staging = "write-buffer"` its units give
     /// their write-buffer room back (programs of translation blocks were never staged).
+    /// With `"gather"` it gives back the room of the gathered units it carries.
     fn release_gc_staging(&mut self, tx: &Txn) {
         if self.gc_staging && !self.ftl.is_map_block(tx.block) {
             self.release_buffer_room(tx.n as u64);
+        } else if self.gather.on && tx.lpn > 0 {
+            self.release_buffer_room(tx.lpn as u64);
         }
     }
 

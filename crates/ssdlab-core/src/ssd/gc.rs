@@ -108,6 +108,7 @@ impl Ssd {
                 if g.reads_left == 0 {
                     self.dq[d].gc.finish();
                     self.queue_erase(die, g.victim);
+                    self.gather_victim_done(die);
                     return true;
                 }
                 break;
@@ -117,9 +118,15 @@ impl Ssd {
             if self.journal_holds_gc(die, free, urgent) {
                 break; // released again when journal flushes make room
             }
-            let release = self.dq[d].gc.decide(free, urgent, idle && !queued);
+            // Gathered staging: the die's moved pages take write-buffer room from their
+            // read on, and reads of room it has reserved go whatever the pace.
+            let staged = self.gather.on && !self.ftl.is_map_block(g.victim);
+            let mut release = self.dq[d].gc.decide(free, urgent, idle && !queued);
             if release == Release::Wait {
-                break;
+                if !(staged && self.gather.has_room(die)) {
+                    break;
+                }
+                release = Release::One;
             }
             let all = release == Release::All;
             if was_paced && !self.dq[d].gc.is_paced() {
@@ -128,7 +135,18 @@ impl Ssd {
             // Look at pages until one holds valid data (or, for All, to the end).
             let base = self.geo.block_base(g.victim);
             let mut p = g.next;
+            let mut no_room = false;
             while p < g.end {
+                if staged {
+                    // An idle die's reads ahead use the room it holds, never new room:
+                    // its time is free, the buffer it would take from the host is not.
+                    let v = self.valid_units_of_page(base + p);
+                    let ahead = release == Release::Ahead;
+                    if v > 0 && !self.gather_reserve(die, v, ahead) {
+                        no_room = true; // goes on when the pace allows
+                        break;
+                    }
+                }
                 let valid = self.gc_read(die, g.victim, base + p);
                 p += upp;
                 if valid > 0 {
@@ -144,8 +162,18 @@ impl Ssd {
                 }
             }
             self.dq[d].gc.advance_to(p);
+            if no_room {
+                break;
+            }
         }
         queued
+    }
+
+    /// Valid units of the page holding unit `p`.
+    fn valid_units_of_page(&self, p: u32) -> u32 {
+        (p..p + self.geo.units_per_page)
+            .filter(|&u| self.ftl.lpn_of(u) != crate::ftl::UNMAPPED)
+            .count() as u32
     }
 
     /// Queue the GC read of the page holding unit `p` of `victim` if the page has
@@ -208,9 +236,16 @@ impl Ssd {
         let tx = *self.txns.get(t);
         self.txns.remove(t);
         // The room this read took in the map's journal becomes its logged entries.
-        self.journal_gc_reads((tx.bytes / self.unit_bytes) as u32, false);
+        let read_units = (tx.bytes / self.unit_bytes) as u32;
+        self.journal_gc_reads(read_units, false);
+        let gathered = self.gather.on && !self.ftl.is_map_block(tx.block);
+        let mut moved = 0;
         for u in tx.pun..tx.pun + tx.n {
             if let Some((new, full)) = self.ftl.relocate(u) {
+                if gathered {
+                    moved += 1;
+                    self.gather.moved(tx.die);
+                }
                 if self.map.is_some() {
                     let lpn = self.ftl.lpn_of(new);
                     self.map_update(lpn, 1);
@@ -220,6 +255,14 @@ impl Ssd {
                 if let Some(s) = full {
                     self.queue_program(s, true);
                 }
+            }
+        }
+        if gathered {
+            self.gather.read_done(tx.die, read_units, moved);
+            // Its units now wait in an open stripe (stranded): a waiting host write may
+            // be admitted to let the pace go on.
+            if self.buffer.has_waiters() {
+                self.wake_buffer_waiters();
             }
         }
         self.dq[tx.die as usize].gc.read_done();

@@ -242,11 +242,11 @@ impl Ssd {
     pub(super) fn admit_write_now(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
-        let ftl = &self.ftl;
+        let (ftl, gather) = (&self.ftl, &self.gather);
         if self.buffer.has_waiters()
-            || !self
-                .buffer
-                .try_reserve(n as u64, || ftl.open_partial_units())
+            || !self.buffer.try_reserve(n as u64, || {
+                ftl.open_partial_units() + gather.stranded_units()
+            })
         {
             self.buffer.wait(cmd);
             return;
@@ -273,11 +273,10 @@ impl Ssd {
         while let Some(cmd) = self.buffer.first_waiter() {
             let c = *self.cmds.get(cmd);
             let (_, n) = self.unit_range(c.offset, c.len);
-            let ftl = &self.ftl;
-            if !self
-                .buffer
-                .try_reserve(n as u64, || ftl.open_partial_units())
-            {
+            let (ftl, gather) = (&self.ftl, &self.gather);
+            if !self.buffer.try_reserve(n as u64, || {
+                ftl.open_partial_units() + gather.stranded_units()
+            }) {
                 break;
             }
             self.buffer.pop_waiter();

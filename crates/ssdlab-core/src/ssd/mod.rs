@@ -15,6 +15,7 @@ mod fetch;
 mod flash;
 mod flush;
 mod gc;
+mod gc_staging;
 mod hmb_whole;
 mod host_jobs;
 mod io;
@@ -119,6 +120,9 @@ pub struct Ssd {
     /// `controller.gc_staging = "write-buffer"`: GC and fold programs hold write-buffer
     /// room for their units from when their stripe is complete to the end of tPROG.
     gc_staging: bool,
+    /// `controller.gc_staging = "gather"`: each die's GC and fold data in the write
+    /// buffer from its page reads to the end of its program (`gc_staging.rs`).
+    gather: gc_staging::Gather,
     /// `host_irq_per_io` (the first job's): a completion handler's host CPU time, and
     /// per completion queue when its CPU is next free (empty when 0).
     irq_per_io: Ns,
@@ -303,6 +307,11 @@ impl Ssd {
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
             gc_staging: cfg.controller.gc_staging == crate::config::GcStaging::WriteBuffer,
+            gather: gc_staging::Gather::new(
+                cfg.controller.gc_staging == crate::config::GcStaging::Gather,
+                geo.dies,
+                geo.units_per_program,
+            ),
             irq_per_io: workload.host_irq_per_io.ns(),
             irq_free_at: if workload.host_irq_per_io.ns() > 0 {
                 vec![0; queues as usize]
@@ -421,7 +430,8 @@ impl Ssd {
         format!(
             "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \
              stripes, {} dies busy, {} programs and {} reads queued, {} commands live; free \
-             blocks per die {:?}, GC active on {} dies, {} claiming a victim, {} erases queued{}",
+             blocks per die {:?}, GC active on {} dies, {} claiming a victim, {} erases queued, \
+             {} GC reads queued, {} units held by gathering GC{}",
             self.buffer.used_units(),
             self.buffer.capacity_units(),
             self.buffer.waiting(),
@@ -439,6 +449,8 @@ impl Ssd {
                 .filter(|&d| self.ftl.collecting(d))
                 .count(),
             self.dq.iter().map(|q| q.erases.len()).sum::<usize>(),
+            self.dq.iter().map(|q| q.gc_reads.len()).sum::<usize>(),
+            self.gather.stranded_units(),
             self.map_stall_note()
         )
     }

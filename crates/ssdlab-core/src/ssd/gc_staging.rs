@@ -1,0 +1,130 @@
+//! GC and SLC-fold data gathered in the controller's write buffer from the page reads
+//! (`controller.gc_staging = "gather"`).
+//!
+//! Models: a DRAM-less controller reads every page it relocates or folds into its
+//! SRAM, the memory that also buffers host writes, and holds it there until the
+//! program that writes it again has ended. Before it reads the pages that fill a
+//! native program stripe (`stripe_units`: a page of every plane, times the pages one
+//! program writes), a die reserves that much buffer room. Each page read takes its
+//! valid units out of the die's reservation; units the host overwrote while the read
+//! was under way give their room back to the reservation; a stripe's units are
+//! released when its program ends; what is left of a reservation when the victim is
+//! done goes back to the buffer. As with `"write-buffer"` staging (from a complete
+//! stripe to the end of its program), GC is never refused room: it takes it when its
+//! pace asks for a read, and host writes wait for what it leaves. An idle die reading
+//! ahead of its pace uses only room it holds (its time is free, the buffer is not).
+//!
+//! No wait closes a circle: the reads of reserved room are released whatever the GC
+//! pace (their units are charged to it), so a reservation fills on die time alone; and
+//! the room GC holds that only more GC reads can turn into a program (reserved units,
+//! units gathered in an open stripe) counts as stranded, as host units in open stripes
+//! do (`WriteBuffer::try_reserve` admits a host write that does not fit when
+//! everything buffered is stranded).
+//!
+//! Simplifies: how firmware shares SRAM between host writes and GC is not published;
+//! GC first, as here, is one policy (host writes first, or one queue in arrival order,
+//! move the 980 1 TB's post-cache write from 611 to 1,205 MB/s: docs/map-cache.md);
+//! translation-page moves are not staged (the map's own SRAM holds them); a page's
+//! copy in the controller is not read by host reads.
+
+use super::Ssd;
+
+/// One die's gathering.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DieGather {
+    /// Reserved units not yet given to a page read.
+    room: u32,
+    /// Units moved into the die's open GC stripe (their reads done), not yet in a
+    /// queued program.
+    gathered: u32,
+}
+
+/// The gathering state of every die (empty unless `gc_staging = "gather"`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Gather {
+    pub(crate) on: bool,
+    /// Units one native program writes on a die (the reservation step).
+    stripe_units: u32,
+    dies: Vec<DieGather>,
+}
+
+impl Gather {
+    pub(crate) fn new(on: bool, dies: u32, stripe_units: u32) -> Self {
+        Gather {
+            on,
+            stripe_units,
+            dies: if on {
+                vec![DieGather::default(); dies as usize]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Room GC holds that only more GC reads can complete into a program.
+    pub(crate) fn stranded_units(&self) -> u64 {
+        self.dies.iter().map(|g| (g.room + g.gathered) as u64).sum()
+    }
+
+    /// Does the die hold reserved room not yet given to a read?
+    #[inline]
+    pub(crate) fn has_room(&self, die: u32) -> bool {
+        self.on && self.dies[die as usize].room > 0
+    }
+
+    /// A unit of a read of the die's victim moved into its open GC stripe.
+    #[inline]
+    pub(crate) fn moved(&mut self, die: u32) {
+        self.dies[die as usize].gathered += 1;
+    }
+
+    /// A read of `read_units` valid units is done and `moved` of them were moved: the
+    /// room of the others goes back to the die's reservation.
+    #[inline]
+    pub(crate) fn read_done(&mut self, die: u32, read_units: u32, moved: u32) {
+        self.dies[die as usize].room += read_units.saturating_sub(moved);
+    }
+
+    /// A GC program of `units` was queued on the die: the gathered units it carries
+    /// (their room is released when it ends).
+    #[inline]
+    pub(crate) fn program_queued(&mut self, die: u32, units: u32) -> u32 {
+        let g = &mut self.dies[die as usize];
+        let staged = g.gathered.min(units);
+        g.gathered -= staged;
+        staged
+    }
+}
+
+impl Ssd {
+    /// Room for a GC read of `units` valid units of the die's victim: from its
+    /// reservation, or a new one taken without asking, as for `"write-buffer"`
+    /// staging (GC is never refused room: host writes wait for it instead); false for
+    /// an idle die reading ahead of its pace (`ahead`) that holds too little: it takes
+    /// no new room for that, and goes on when the pace allows.
+    pub(super) fn gather_reserve(&mut self, die: u32, units: u32, ahead: bool) -> bool {
+        let d = die as usize;
+        if self.gather.dies[d].room < units {
+            if ahead {
+                return false;
+            }
+            let step = self.gather.stripe_units.max(units);
+            self.buffer.take(step as u64);
+            self.gather.dies[d].room += step;
+        }
+        self.gather.dies[d].room -= units;
+        true
+    }
+
+    /// The die's victim is done: the room it reserved and did not use goes back.
+    pub(super) fn gather_victim_done(&mut self, die: u32) {
+        if !self.gather.on {
+            return;
+        }
+        let room = std::mem::take(&mut self.gather.dies[die as usize].room);
+        if room > 0 {
+            self.buffer.release(room as u64);
+            self.wake_buffer_waiters();
+        }
+    }
+}
