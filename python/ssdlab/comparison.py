@@ -177,11 +177,11 @@ def check_devices(text: str) -> list[str]:
 
 def write_each(docs: Mapping[str, str], target: str, suffix: str = ".json") -> list[Path]:
     """Write ``{label: text}`` as ``target/<label><suffix>`` (the directory is created)."""
-    from ssdlab.cli import write_atomically
+    from ssdlab.cliutil import write_atomically
 
     out = Path(target)
     if out.exists() and not out.is_dir():
-        from ssdlab.cli import UsageError
+        from ssdlab.cliutil import UsageError
 
         raise UsageError(f"{target}: with several devices this names a directory, not a file")
     out.mkdir(parents=True, exist_ok=True)

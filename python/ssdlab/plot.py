@@ -320,7 +320,7 @@ def register(sub) -> None:
 
 def cmd_plot(args) -> int:
     from ssdlab import outputs
-    from ssdlab.cli import UsageError
+    from ssdlab.cliutil import UsageError
 
     outputs.check_file(args.output, "--output")
     try:

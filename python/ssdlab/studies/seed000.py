@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 from ssdlab.studies import seed000_data as seed
 from ssdlab.studies.common import plot, run_points
 from ssdlab.workloads import WORKLOADS as NAMED

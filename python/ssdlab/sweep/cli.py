@@ -13,7 +13,7 @@ import csv
 import sys
 from pathlib import Path
 
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 
 USAGE = """\
 ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler tcp://HOST:PORT]

@@ -117,7 +117,7 @@ def write_report(out: str | os.PathLike, target: str | os.PathLike | None = None
 
     df = sweep_results(out)
     path = Path(target) if target else Path(out) / "report.html"
-    from ssdlab.cli import write_atomically
+    from ssdlab.cliutil import write_atomically
 
     write_atomically(path, page(df, f"ssdlab sweep: {Path(out).resolve().name}"))
     os.chmod(path, 0o644)  # a page to share, not a secret (the temporary file is 0600)
