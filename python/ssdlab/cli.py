@@ -157,7 +157,7 @@ def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -
         if args.json:
             compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
         if not args.quiet:
-            print(compare.format_table(compare.rows(reports)))
+            print(compare.table_text(reports))
     if args.verify:
         return max(verify_verdict(r.to_dict(), label) for label, r in reports.items())
     return 0
@@ -369,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
 # Modules that add subcommands through a ``register(subparsers)`` function.
 EXTRA_COMMAND_MODULES: list[str] = [
     "ssdlab.plot",
+    "ssdlab.profiling",
     "ssdlab.studies.cli",
     "ssdlab.fio.cli",
     "ssdlab.trace",

@@ -3,9 +3,11 @@
 Every device runs the same workload from the same drive state and seed, one after the
 other (or in threads from Python); the result is one row per (device, direction) with
 IOPS, MB/s (decimal megabytes), completion latency mean/p50/p99/p99.99 in µs, WAF, the
-map cache's hit rate and the HMB the host granted. Simplifications: the latencies are
+map cache's hit rate and the HMB the host granted; :func:`table_text` adds a note per
+device for what a cell cannot say. Simplifications: the latencies are
 fio's ``lat_ns`` (submission to completion) of the whole run after ``ramp_time``; WAF is
-``None`` (shown n/a) when the host wrote nothing; a device without an HMB has ``None``
+``None`` (shown n/a) when the host wrote nothing, the map hit rate ``None`` (shown -)
+when nothing looked the map up; a device without an HMB has ``None``
 as its grant, never 0 B of a buffer it cannot use.
 """
 
@@ -55,9 +57,11 @@ def device_counters(report: Report | Mapping[str, Any]) -> dict[str, Any]:
     ftl = dev.get("ftl", {})
     hmb = dev.get("hmb", {})
     written = ftl.get("host_units_written", 0)
+    from ssdlab.summary import map_hit_rate
+
     return {
         "waf": ftl.get("waf") if written else None,
-        "map_hit_rate": dev.get("map", {}).get("hit_rate"),
+        "map_hit_rate": map_hit_rate(data),
         "hmb_granted_bytes": hmb.get("granted_bytes") if hmb.get("hmpre_bytes") else None,
     }
 
@@ -131,6 +135,20 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
         ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
+
+
+def table_text(reports: Mapping[str, Report | Mapping[str, Any]]) -> str:
+    """The ``--device A,B,C`` table of ``{label: report}``, then a note per device for
+    what a cell cannot say (a WAF below 1 and why, a closed-loop replay's compression
+    warning)."""
+    from ssdlab.summary import table_notes
+
+    notes = []
+    for label, rep in reports.items():
+        data = rep.to_dict() if isinstance(rep, Report) else rep
+        notes.extend(table_notes(label, data))
+    text = format_table(rows(reports))
+    return text + "".join(f"\n{n}" for n in notes)
 
 
 def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) -> dict[str, Report]:

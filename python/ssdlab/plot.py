@@ -1,9 +1,11 @@
 """Plots built in: ``ssdlab plot lat-cdf|sweep|timeline`` and the functions behind them.
 
-- lat-cdf: completion-latency CDFs of several runs on one figure, latency on a log axis
-  in µs and the tail stretched (the y axis is -log10(1 - F), so 90 %, 99 %, 99.9 % and
-  99.99 % are evenly spaced). Inputs are ssdlab reports (``--json``) or fio JSON output
-  (json+ has the histogram bins; plain json gives its percentiles, a step CDF).
+- lat-cdf: completion-latency CDFs of several runs on one figure, one curve per file,
+  job and direction (clones of a job merged, ``--job``/``--direction`` to pick), latency
+  on a log axis in µs and the tail stretched (the y axis is -log10(1 - F), so 0 %, 50 %,
+  90 %, 99 %, 99.9 % and 99.99 % are evenly spaced), a legend and a title. Inputs are
+  ssdlab reports (``--json``) or fio JSON output (json+ has the histogram bins; plain
+  json gives its percentiles, a step CDF).
 - sweep: one panel per y column against an x column of a results table (CSV, a JSON
   list of rows, or a directory of ssdlab reports), one line per device.
 - timeline: IOPS and mean latency per 500 ms window of simulated time from a report's
@@ -26,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.report import DIRECTIONS, Report
-
-TAIL_TICKS = (0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)
 
 
 class PlotError(ValueError):
@@ -89,65 +89,143 @@ def _label(doc: dict, fallback: str) -> str:
     return name
 
 
-def histogram(doc: dict, direction: str | None = None) -> tuple[str, list[tuple[int, int]]]:
-    """(direction, [(latency_ns, count), ...]) from a report or fio JSON; for plain fio
-    json (no bins) the percentiles become a step histogram of their shares."""
-    if "fio version" in doc:
-        jobs = doc.get("jobs") or []
-        if not jobs:
-            raise PlotError("fio JSON output without jobs")
-        src = jobs[0]
-    else:
-        src = doc
-    dirs = [direction] if direction else [d for d in DIRECTIONS if src.get(d, {}).get("total_ios")]
-    if not dirs or not src.get(dirs[0], {}).get("total_ios"):
-        raise PlotError(f"no {direction or 'read, write or trim'} I/O in this result")
-    d = dirs[0]
-    clat = src[d]["clat_ns"]
+def _merge(hists: list[list[tuple[int, float]]]) -> list[tuple[int, float]]:
+    bins: dict[int, float] = {}
+    for h in hists:
+        for lat, c in h:
+            bins[lat] = bins.get(lat, 0.0) + c
+    return sorted(bins.items())
+
+
+def _dir_hist(src: dict, d: str) -> list[tuple[int, float]]:
+    """[(latency_ns, count)] of one direction of a job or report: json+ bins, or for
+    plain json the percentiles as a step histogram (each share times the I/O count, so
+    clones merge by their weights)."""
+    clat = src[d].get("clat_ns") or src[d].get("lat_ns") or {}
     if clat.get("bins"):
-        return d, sorted((int(k), int(v)) for k, v in clat["bins"].items())
+        return sorted((int(k), int(v)) for k, v in clat["bins"].items())
     pct = clat.get("percentile") or {}
     if not pct:
         raise PlotError(f"{d}: no latency bins or percentiles to plot")
+    n = src[d].get("total_ios") or 1
     pts, prev = [], 0.0
     for k, v in sorted(pct.items(), key=lambda kv: float(kv[0])):
         share = float(k) - prev
         prev = float(k)
-        pts.append((int(v), max(share, 0.0)))
-    return d, pts
+        pts.append((int(v), max(share, 0.0) * n / 100))
+    return pts
+
+
+def curves(
+    doc: dict, direction: str | None = None, job: str | None = None
+) -> list[tuple[str, str, list[tuple[int, float]]]]:
+    """Every (job, direction) with I/O of a report or fio JSON document, as
+    ``[(job, direction, [(latency_ns, count), ...]), ...]``. Clones of a job (fio's
+    numjobs without group_reporting) are merged into one curve, named with their count
+    (``randread x4``); ``job`` keeps only that job, ``direction`` only that direction.
+    The job is "" when the document has a single job."""
+    if "fio version" in doc or len({j.get("jobname") for j in doc.get("jobs") or []}) > 1:
+        groups: dict[str, list[dict]] = {}
+        for j in doc.get("jobs") or []:
+            groups.setdefault(str(j.get("jobname", "")), []).append(j)
+        if not groups:
+            raise PlotError("fio JSON output without jobs")
+    else:
+        groups = {"": [doc]}
+    if job is not None:
+        if job not in groups or (len(groups) == 1 and "" in groups):
+            names = ", ".join(g for g in groups if g) or "none (a single-job report)"
+            raise PlotError(f"--job: no job '{job}' in this result (jobs: {names})")
+        groups = {job: groups[job]}
+    single = len(groups) == 1
+    out = []
+    for name, members in groups.items():
+        for d in [direction] if direction else DIRECTIONS:
+            srcs = [m for m in members if (m.get(d) or {}).get("total_ios")]
+            if not srcs:
+                continue
+            label = "" if single and job is None else name
+            if len(members) > 1:
+                label = f"{label or name} x{len(members)}"
+            out.append((label, d, _merge([_dir_hist(m, d) for m in srcs])))
+    if not out:
+        what = f"{direction} I/O" if direction else "read, write or trim I/O"
+        raise PlotError(f"no {what} in this result" + (f" for job '{job}'" if job else ""))
+    return out
+
+
+def histogram(doc: dict, direction: str | None = None) -> tuple[str, list[tuple[int, int]]]:
+    """(direction, [(latency_ns, count), ...]) of the first curve of a report or fio
+    JSON (see :func:`curves` for every job and direction)."""
+    _, d, hist = curves(doc, direction)[0]
+    return d, [(lat, round(c)) for lat, c in hist]
 
 
 def _tail(p: float) -> float:
     return -math.log10(max(1.0 - p, 1e-7))
 
 
-def lat_cdf(paths: Sequence[str | Path], out: str | Path, direction: str | None = None) -> Path:
-    """Write the latency CDFs of ``paths`` to ``out`` (png, svg, pdf)."""
+# Percentile axis: the body (0, 50 %) and the tail (90 % .. 99.99 %) evenly spaced.
+CDF_TICKS = (0.0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)
+
+
+def lat_cdf_figure(
+    paths: Sequence[str | Path],
+    direction: str | None = None,
+    job: str | None = None,
+    title: str | None = None,
+):
+    """The figure of :func:`lat_cdf` (matplotlib), one curve per file, job and direction."""
     if not paths:
         raise PlotError("lat-cdf: give at least one result file")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    top = 0.0
-    for p in paths:
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    top, dirs = 0.0, []
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles: dict[tuple[str, str], str] = {}  # one line style per (job, direction)
+    for i, p in enumerate(paths):
         doc = load_doc(p)
-        d, hist = histogram(doc, direction)
-        total = sum(c for _, c in hist)
-        xs, ys, run = [], [], 0.0
-        for lat_ns, c in hist:
-            run += c
-            xs.append(lat_ns / 1e3)
-            ys.append(_tail(min(run / total, 1.0)))
-        top = max(top, max(ys))
-        ax.step(xs, ys, where="post", label=f"{_label(doc, Path(p).stem)} {d}")
-    ticks = [t for t in TAIL_TICKS if _tail(t) <= top + 0.5] or [0.5]
+        for name, d, hist in curves(doc, direction, job):
+            total = sum(c for _, c in hist)
+            # the top is the data's resolution (1 - 1/N), not an infinite 100 %
+            cap = _tail(1.0 - 1.0 / max(total, 2.0))
+            xs, ys, run = [], [0.0], 0.0
+            for lat_ns, c in hist:
+                run += c
+                xs.append(lat_ns / 1e3)
+                ys.append(min(_tail(min(run / total, 1.0)), cap))
+            xs = [xs[0], *xs]  # from 0 % at the first latency
+            top = max(top, max(ys))
+            label = " ".join(x for x in (_label(doc, Path(p).stem), name, d) if x)
+            style = styles.setdefault((name, d), ("-", "--", ":", "-.")[len(styles) % 4])
+            ax.step(xs, ys, where="post", label=label, linewidth=1.8, linestyle=style,
+                    color=colours[i % len(colours)])  # fmt: skip
+            dirs.append(d)
+    ticks = [t for t in CDF_TICKS if _tail(t) <= top + 0.05]
     ax.set_yticks([_tail(t) for t in ticks])
     ax.set_yticklabels([f"{t * 100:g} %" for t in ticks])
+    ax.set_ylim(0, max(_tail(ticks[-1]), top) * 1.03)
     ax.set_xscale("log")
-    ax.set_xlabel("completion latency (µs)")
-    ax.set_ylabel("share of I/Os at or below (tail stretched)")
+    ax.set_xlabel("completion latency (µs)", fontsize=12)
+    ax.set_ylabel("percentile (tail stretched)", fontsize=12)
+    ax.tick_params(labelsize=11)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, out)
+    ax.legend(fontsize=10, loc="upper left")
+    shown = ", ".join(dict.fromkeys(dirs))
+    ax.set_title(title or f"Completion latency CDF ({shown})", fontsize=13)
+    return fig
+
+
+def lat_cdf(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    direction: str | None = None,
+    job: str | None = None,
+    title: str | None = None,
+) -> Path:
+    """Write the completion-latency CDFs of every job and direction of ``paths`` (or
+    the ``job`` / ``direction`` named) to ``out`` (png, svg, pdf)."""
+    return _save(lat_cdf_figure(paths, direction, job, title), out)
 
 
 def _unit_label(col: str) -> str:
@@ -305,7 +383,9 @@ def register(sub) -> None:
     kinds = p.add_subparsers(dest="plot_kind", metavar="KIND", required=True)
     k = kinds.add_parser("lat-cdf", help="latency CDFs of reports or fio JSON files")
     k.add_argument("files", nargs="+", help="ssdlab reports (--json) or fio JSON output")
-    k.add_argument("--direction", choices=DIRECTIONS, help="default: the first with I/O")
+    k.add_argument("--direction", choices=DIRECTIONS, help="default: every direction with I/O")
+    k.add_argument("--job", help="only this job (fio's jobname; default: every job)")
+    k.add_argument("--title", help="figure title (default: names the directions)")
     k.add_argument("-o", "--output", default="lat-cdf.png", help="image file (png, svg, pdf)")
     k = kinds.add_parser("sweep", help="y columns against an x column of a results table")
     k.add_argument("results", help="CSV, JSON list of rows, or a directory of reports")
@@ -326,7 +406,7 @@ def cmd_plot(args) -> int:
     try:
         image_format(args.output)
         if args.plot_kind == "lat-cdf":
-            out = lat_cdf(args.files, args.output, args.direction)
+            out = lat_cdf(args.files, args.output, args.direction, args.job, args.title)
         elif args.plot_kind == "sweep":
             ys = [y.strip() for y in args.y.split(",") if y.strip()]
             out = sweep(args.results, args.x, ys, args.output)

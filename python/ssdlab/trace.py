@@ -307,7 +307,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         if args.json:
             compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
         if not args.quiet:
-            print(compare.format_table(compare.rows(reports)))
+            print(compare.table_text(reports))
         return 0
     report = next(iter(reports.values()))
     if args.json == "-":

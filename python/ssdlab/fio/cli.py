@@ -93,7 +93,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
         if args.output:
             suffix = ".json" if fmts[0].startswith("json") else ".txt"
             compare.write_each(texts, args.output, suffix)
-        print(compare.format_table(compare.rows(reports)))
+        print(compare.table_text(reports))
     elif args.output:
         write_atomically(args.output, text, "--output")
     else:

@@ -1,0 +1,59 @@
+"""Issue 29, item 9: ``ssdlab profile DEVICE``: data-sheet and CrystalDiskMark-like rows,
+each measured as it is measured and printed with its method; ``--device A,B``."""
+
+import json
+
+import pytest
+import ssdlab
+from ssdlab import profiling
+from ssdlab.cli import main
+
+ROWS = "seq_read,seq_write_sustained,rand_read_qd1,cdm_rnd4k_q32t1_read"
+
+
+def test_rows_state_their_method_and_measure_what_they_say():
+    rows = ssdlab.profile("tiny-test", rows=ROWS, quick=True)
+    assert [r["row"] for r in rows] == ROWS.split(",")
+    by = {r["row"]: r for r in rows}
+    assert by["seq_read"]["unit"] == "MB/s" and "128 KiB, QD32" in by["seq_read"]["method"]
+    assert by["rand_read_qd1"]["unit"] == "IOPS" and "1 GiB span" in by["rand_read_qd1"]["method"]
+    # QD1: IOPS is one over the mean latency
+    r = by["rand_read_qd1"]
+    assert r["value"] == pytest.approx(1e6 / r["lat_mean_us"], rel=0.05)
+    # tiny-test has no SLC cache: the sustained row says it ran on a full drive
+    assert by["seq_write_sustained"]["state"] == "full"
+    assert "no SLC cache" in by["seq_write_sustained"]["method"]
+    # a row is the run it describes
+    wl = dict(profiling.ROWS[0].workload, number_ios=profiling.ROWS[0].ios // 4)
+    rep = ssdlab.run("tiny-test", wl, state="full", seed=1)
+    assert by["seq_read"]["value"] == pytest.approx(rep["read"]["bw_bytes"] / 1e6)
+
+
+def test_sustained_write_runs_past_the_slc_cache():
+    rows = ssdlab.profile("hmb-ssd", rows="seq_write,seq_write_sustained", quick=True)
+    into, after = rows[0], rows[1]
+    assert after["state"] == "full-slc-exhausted"
+    assert after["value"] < into["value"]
+
+
+def test_cli_puts_devices_side_by_side_with_the_method(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["profile", "--device", "tiny-test,dramless-ssd", "--rows", ROWS, "--quick",
+                 "--json", str(out)]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    head = text.splitlines()[0].split()
+    assert head[:3] == ["row", "tiny-test", "dramless-ssd"] and head[-1] == "method"
+    assert "Random read 4K QD1 T1" in text and "µs)" in text and "K IOPS" in text
+    assert "CrystalDiskMark: 4 KiB, QD32, 1 thread" in text
+    doc = json.loads(out.read_text())
+    assert {r["device"] for r in doc["rows"]} == {"tiny-test", "dramless-ssd"}
+
+
+def test_bad_input_names_the_field(capsys):
+    assert main(["profile", "tiny-test", "--rows", "seq_reed"]) == 2
+    err = capsys.readouterr().err
+    assert "'seq_reed' is not a profile row" in err and "seq_read" in err
+    assert main(["profile"]) == 2
+    assert "give a device" in capsys.readouterr().err
+    assert main(["profile", "no-such-drive"]) == 2
+    assert "no-such-drive" in capsys.readouterr().err
