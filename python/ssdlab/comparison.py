@@ -29,12 +29,14 @@ COLUMNS = (
     "lat_mean_us",
     "lat_p50_us",
     "lat_p99_us",
-    "lat_p99.99_us",
+    "lat_p99_99_us",
     "waf",
     "map_hit_rate",
     "hmb_granted_bytes",
 )
-_PCT = {"lat_p50_us": "50.000000", "lat_p99_us": "99.000000", "lat_p99.99_us": "99.990000"}
+_PCT = {"lat_p50_us": "50.000000", "lat_p99_us": "99.000000", "lat_p99_99_us": "99.990000"}
+# Deprecated aliases compare() still returns for a release (ssdlab.schema).
+ALIASES = {"lat_p99.99_us": "lat_p99_99_us"}
 
 
 def split_devices(text: str) -> list[str]:
@@ -116,7 +118,7 @@ HEADERS = {
     "lat_mean_us": "mean µs",
     "lat_p50_us": "p50 µs",
     "lat_p99_us": "p99 µs",
-    "lat_p99.99_us": "p99.99 µs",
+    "lat_p99_99_us": "p99.99 µs",
     "waf": "WAF",
     "map_hit_rate": "map hit",
     "hmb_granted_bytes": "HMB granted",
@@ -174,13 +176,17 @@ def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) ->
 
 def compare(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any):
     """Run ``workload`` on each device and return a pandas DataFrame, one row per
-    (device, direction), columns :data:`COLUMNS`. ``run_kwargs`` go to :func:`ssdlab.run`
+    (device, direction), columns :data:`COLUMNS` (names: :mod:`ssdlab.schema`; the
+    deprecated ``lat_p99.99_us`` last). ``run_kwargs`` go to :func:`ssdlab.run`
     (state, seed, set, queues, ...)."""
     try:
         import pandas as pd
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("ssdlab.compare() needs pandas: pip install pandas") from e
-    return pd.DataFrame(rows(run_each(devices, workload, **run_kwargs)), columns=list(COLUMNS))
+    table = rows(run_each(devices, workload, **run_kwargs))
+    for r in table:
+        r.update({old: r[new] for old, new in ALIASES.items()})
+    return pd.DataFrame(table, columns=[*COLUMNS, *ALIASES])
 
 
 def check_devices(text: str) -> list[str]:

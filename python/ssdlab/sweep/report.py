@@ -38,12 +38,12 @@ METRIC_NAMES = (
 KEY_METRICS = (
     "read_iops",
     "write_iops",
-    "read_bw_bytes",
-    "write_bw_bytes",
-    "read_lat_mean_ns",
-    "read_lat_p99_ns",
-    "write_lat_mean_ns",
-    "write_lat_p99_ns",
+    "read_mb_per_s",
+    "write_mb_per_s",
+    "read_lat_mean_us",
+    "read_lat_p99_us",
+    "write_lat_mean_us",
+    "write_lat_p99_us",
     "waf",
 )
 
@@ -55,9 +55,11 @@ def is_metric(col: str) -> bool:
 def columns(df) -> tuple[list[str], list[str]]:
     """(axes, metrics) of a results frame."""
     axes, metrics = [], []
+    from ssdlab.schema import replacement
+
     for c in df.columns:
-        if c in META or c.startswith("config."):
-            continue
+        if c in META or c.startswith("config.") or replacement(c):
+            continue  # deprecated aliases (read_lat_p99_ns) repeat their _us column
         values = df[c].dropna()
         if is_metric(c):
             if values.size and values.map(_is_number).all() and values.nunique() > 0:
