@@ -23,9 +23,10 @@ point's row is written as soon as the point finishes; another executor runs one 
 per task (``REMOTE_CHUNK``), so its rows too are written point by point as they come
 back. The frame returned says how many points were found finished and skipped and how
 many were run (``df.attrs["skipped"]``, ``df.attrs["ran"]``; the CLI prints them).
-Ctrl-C stops a sweep within about a second: no chunk is started, the runs in progress stop (the core checks every 50 ms and
-drops them), every finished point is kept, and KeyboardInterrupt is raised; the same
-call (or command) again resumes with the points not yet run.
+Ctrl-C stops a sweep within about a second: no chunk is started, the runs in progress
+stop (the core checks every 50 ms and drops them), every finished point is kept, and
+KeyboardInterrupt is raised; the same call (or command) again resumes with the points
+not yet run.
 
 Simplifications: from another executor, a kill loses the points in flight (they are
 rerun); local chunks of one group are capped at ``MAX_CHUNK``.
