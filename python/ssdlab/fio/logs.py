@@ -64,10 +64,16 @@ def _line(t: int, value: Any, d: int, bs: int, offset: int | None) -> str:
 
 
 def _windows(recs: list[list[int]], step_ms: int, end_ms: int) -> list[int]:
-    """Window end times (ms) from the first to the one holding the run's end."""
-    last = max([end_ms] + [-(-r[0] // 1_000_000) for r in recs])
+    """Window end times (ms) from the first to the one holding the run's end (I/Os
+    that complete after the runtime ends are counted in the last window)."""
+    last = end_ms or max([1] + [-(-r[0] // 1_000_000) for r in recs])
     n = max(1, -(-last // step_ms))
     return [step_ms * (k + 1) for k in range(n)]
+
+
+def _window_of(t_ns: int, step_ns: int, last: int) -> int:
+    """The window of a completion at ``t_ns`` (one at a window's end is in it)."""
+    return min(max(0, (t_ns - 1) // step_ns), last)
 
 
 def entries(
@@ -96,13 +102,14 @@ def entries(
         if not mine:
             continue
         sums: dict[int, list[int]] = {}
+        wins = _windows(mine, avg_ms, end_ms)
         for r in mine:
-            k = max(0, (r[0] - 1) // step_ns)  # a completion at the window's end is in it
+            k = _window_of(r[0], step_ns, len(wins) - 1)
             s = sums.setdefault(k, [0, 0, 0])  # ios, bytes, latency sum (kind's)
             s[0] += 1
             s[1] += r[2]
             s[2] += {"lat": r[4] + r[5], "clat": r[5], "slat": r[4]}.get(kind, 0)
-        for t in _windows(mine, avg_ms, end_ms):
+        for t in wins:
             k = t // avg_ms - 1
             ios, nbytes, lat_sum = sums.get(k, (0, 0, 0))
             if kind in ("lat", "clat", "slat"):
@@ -126,10 +133,11 @@ def hist_entries(recs: list[list[int]], hist_ms: int, end_ms: int) -> list[tuple
     for d in range(3):
         wins: dict[int, dict[int, int]] = {}
         bs: dict[int, int] = {}
+        last = len(_windows(recs, hist_ms, end_ms)) - 1
         for r in recs:
             if r[1] != d:
                 continue
-            k = max(0, (r[0] - 1) // step_ns)
+            k = _window_of(r[0], step_ns, last)
             b = wins.setdefault(k, {})
             i = plat_index(r[5])
             b[i] = b.get(i, 0) + 1
