@@ -57,3 +57,9 @@ def test_bad_input_names_the_field(capsys):
     assert "give a device" in capsys.readouterr().err
     assert main(["profile", "no-such-drive"]) == 2
     assert "no-such-drive" in capsys.readouterr().err
+
+
+def test_a_device_measured_otherwise_says_so_in_the_table():
+    rows = ssdlab.profile(["hmb-ssd", "tiny-test"], rows="seq_write_sustained", quick=True)
+    text = profiling.format_table(rows)
+    assert "tiny-test: " in text and "no SLC cache" in text

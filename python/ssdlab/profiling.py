@@ -209,10 +209,12 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     cells = [head]
     for k in keys:
         first = by[(k, devices[0])]
+        method = first["method"]
+        for d in devices[1:]:  # a device measured otherwise (no SLC cache, a small drive)
+            if by[(k, d)]["method"] != method:
+                method += f"; {d}: {by[(k, d)]['method']}"
         cells.append(
-            [first["label"]]
-            + [_fmt(by[(k, d)], extra.get(k, False)) for d in devices]
-            + [first["method"]]
+            [first["label"]] + [_fmt(by[(k, d)], extra.get(k, False)) for d in devices] + [method]
         )
     widths = [max(len(c[i]) for c in cells) for i in range(len(head) - 1)]
     lines = []
