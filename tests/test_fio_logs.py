@@ -111,3 +111,18 @@ def test_bad_log_options_name_the_option(tmp_path, capsys):
     job.write_text("[a]\nrw=read\nnumber_ios=10\nwrite_bw_log=x\nlog_avg_msec=-5\n")
     assert main(["fio", str(job), "--device", "tiny-test"]) == 2
     assert "log_avg_msec" in capsys.readouterr().err
+
+
+def test_per_io_bandwidth_is_bytes_per_ms_of_clat_as_fio_writes_it(tmp_path):
+    # fio 3.33 (null engine): "0, 366762, 0, 4096, 0" for a 4096-byte read of 11,168 ns clat
+    _run(tmp_path)
+    bw = _rows(tmp_path / "rr_bw.1.log")
+    clat = _rows(tmp_path / "rr_clat.1.log")
+    assert all(b[1] == 4096 * 1_000_000 // c[1] for b, c in zip(bw, clat))
+
+
+def test_the_last_averaged_window_is_stamped_with_the_end(tmp_path):
+    doc = _run(tmp_path, "log_avg_msec=7")
+    end = doc["jobs"][0]["job_runtime"]
+    times = [r[0] for r in _rows(tmp_path / "rr_iops.1.log")]
+    assert times[-1] == end and all(t % 7 == 0 for t in times[:-1])

@@ -3,17 +3,19 @@
 ``log_offset`` and ``per_job_logs``, in fio 3.x's formats, so that fio's own tools
 (fio_generate_plots, fiologparser.py, fiologparser_hist.py) read simulated runs.
 
-Formats (fio's HOWTO, "Log File Formats"), one line per entry:
+Formats (fio's HOWTO, "Log File Formats", checked against fio 3.33's own files), one
+line per entry:
 ``time (ms), value, data direction (0 read, 1 write, 2 trim), block size, [offset,]
 priority``. Latency values are in ns, bandwidth in KiB/s, IOPS in I/Os per second.
 
 - ``log_avg_msec=0`` (fio's default): one entry per I/O at its completion time; a latency
-  log holds its latency, the bandwidth log its bytes over its latency (KiB/s, as fio
-  logs an I/O's own rate), the IOPS log a 1.
+  log holds its latency, the bandwidth log its bytes over its completion latency (in
+  bytes per ms, the figure fio 3.33 writes there), the IOPS log a 1.
 - ``log_avg_msec=N``: per direction, one entry per N ms window ending at its time: the
   mean latency of the window's I/Os (windows without I/O are left out, as fio leaves
   them), its bandwidth and IOPS (every window, zeros included); block size and offset
-  are 0, as fio writes them for averaged entries.
+  are 0, as fio writes them for averaged entries; the last, partial window is stamped
+  with the run's end.
 - ``write_hist_log`` with ``log_hist_msec=N``: per direction and window, ``time, data
   direction, block size, then the counts of fio's 1,856 completion-latency bins`` (the
   I/Os completed in that window, in ns, fio's log-linear bins of 64 per power of two).
@@ -91,7 +93,7 @@ def entries(
             if kind in ("lat", "clat", "slat"):
                 v = {"lat": lat, "clat": clat, "slat": slat}[kind]
             elif kind == "bw":
-                v = int(ln * 1e9 / 1024 / lat) if lat else 0
+                v = ln * 1_000_000 // clat if clat else 0  # as fio 3.33: bytes per ms of clat
             else:
                 v = 1
             out.append((t, _line(t, v, d, ln, off(r))))
@@ -111,6 +113,7 @@ def entries(
             s[2] += {"lat": r[4] + r[5], "clat": r[5], "slat": r[4]}.get(kind, 0)
         for t in wins:
             k = t // avg_ms - 1
+            t = min(t, end_ms) if end_ms else t  # the last, partial window at the run's end
             ios, nbytes, lat_sum = sums.get(k, (0, 0, 0))
             if kind in ("lat", "clat", "slat"):
                 if not ios:
