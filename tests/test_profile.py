@@ -63,3 +63,24 @@ def test_a_device_measured_otherwise_says_so_in_the_table():
     rows = ssdlab.profile(["hmb-ssd", "tiny-test"], rows="seq_write_sustained", quick=True)
     text = profiling.format_table(rows)
     assert "tiny-test: " in text and "no SLC cache" in text
+
+
+def test_the_slc_cache_as_a_review_measures_it():
+    rows = ssdlab.profile("hmb-ssd", rows="slc_cache_size,seq_write_past_slc,seq_write")
+    size, past, into = rows
+    # hmb-ssd's static SLC area is 6 GiB (6.44 GB): found from the fill's cliff
+    assert size["unit"] == "GB" and size["value"] == pytest.approx(6.44, rel=0.1)
+    assert past["value"] < into["value"] / 2
+    assert "before the rate fell" in size["method"]
+    # a drive without an SLC cache has no cliff: said, no figure
+    none = ssdlab.profile("tiny-test", rows="slc_cache_size")[0]
+    assert none["value"] is None and "no SLC cache configured" in none["method"]
+
+
+def test_cliff_arithmetic():
+    # 2 windows at 1000 KiB/s, one half at the cliff (600 = 0.5 x 1000 + 0.5 x 200), then 200
+    fast, after, n = profiling._cliff([[500, 1000], [1000, 1000], [1500, 600], [2000, 200],
+                                       [2500, 200], [2600, 150]])  # fmt: skip
+    assert after == pytest.approx(200 * 1024) and n == 6
+    assert fast == pytest.approx(2.5 * 1000 * 1024 * 0.5)
+    assert profiling._cliff([[500, 1000], [1000, 990], [1500, 1000]])[0] is None

@@ -4,7 +4,9 @@ against it in one command (``--device A,B`` puts drives side by side).
 
 Rows (each states its method in the table and in ``method``):
 
-- Data-sheet rows: sequential read and write, 128 KiB at QD32 with one thread; random
+- Data-sheet rows: sequential read and write, 128 KiB at QD32 with one thread; the SLC
+  cache as a review measures it (sequential writes on an empty drive for 1.5x the SLC
+  area: the data written before the cliff, and the rate after it); random
   read and write, 4 KiB at QD32 with 4 threads over the whole drive; random read and
   write, 4 KiB at QD1 with one thread over a 1 GiB span (the span a QD1 figure is taken
   on, so that the map is cached as it is in a short benchmark); the sequential write
@@ -36,13 +38,14 @@ from typing import Any
 class Row:
     key: str
     label: str
-    unit: str  # "MB/s" or "IOPS"
+    unit: str  # "MB/s", "IOPS" or "GB"
     direction: str
     workload: dict[str, Any]
     state: str
     method: str
-    ios: int  # I/Os per job (numjobs jobs)
+    ios: int  # I/Os per job (numjobs jobs); 0: the fill of derived rows
     extra: tuple[str, ...] = field(default=())  # also report: "lat" (mean and p99 µs)
+    derive: str = ""  # "slc_size" / "past_slc": read off the fill's rate over time
 
 
 GIB = "1GiB"
@@ -57,6 +60,14 @@ ROWS: tuple[Row, ...] = (
         {"rw": "write", "bs": "128KiB", "iodepth": 32}, "full-slc-exhausted",
         "128 KiB, QD32, 1 thread, sequential, SLC cache full (state full-slc-exhausted)",
         16384),
+    Row("slc_cache_size", "SLC cache, written at SLC speed", "GB", "write",
+        {"rw": "write", "bs": "128KiB", "iodepth": 32}, "fresh",
+        "128 KiB, QD32, sequential on an empty drive for 1.5x the SLC area (at least 4 GiB): "
+        "data written before the rate fell to the level after the cliff (500 ms windows)",
+        0, derive="slc_size"),
+    Row("seq_write_past_slc", "Sequential write past the SLC cache", "MB/s", "write",
+        {"rw": "write", "bs": "128KiB", "iodepth": 32}, "fresh",
+        "the same fill: its mean rate after the cliff", 0, derive="past_slc"),
     Row("rand_read_qd32", "Random read 4K QD32 T4", "IOPS", "read",
         {"rw": "randread", "bs": "4KiB", "iodepth": 32, "numjobs": 4}, "full",
         "4 KiB, QD32 x 4 threads, random over the whole drive, full drive", 50000),
@@ -117,15 +128,41 @@ def select_rows(keys: str | Iterable[str] | None) -> list[Row]:
     return [by_key[k] for k in dict.fromkeys(names)]
 
 
-def _drive(device: Any, set: Any) -> tuple[bool, int]:
-    """(has an SLC cache, user capacity in bytes)."""
+_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+          "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}  # fmt: skip
+
+
+def _drive(device: Any, set: Any) -> tuple[int, int]:
+    """(SLC area in bytes, 0 without one; user capacity in bytes)."""
+    import re
+
     from ssdlab import api
 
     cfg = api.validate(device, set=set)
-    slc = cfg.get("slc") or {}
-    has = str(slc.get("size", "0B")) not in ("0B", "0", "")
-    has = has and cfg.get("nand", {}).get("cell", "TLC").upper() != "SLC"
-    return has, int(cfg["capacity_bytes"])
+    m = re.fullmatch(r"([\d.]+)\s*([A-Za-z]+)", str((cfg.get("slc") or {}).get("size", "0B")))
+    slc = int(float(m.group(1)) * _UNITS.get(m.group(2), 0)) if m else 0
+    if cfg.get("nand", {}).get("cell", "TLC").upper() == "SLC":
+        slc = 0
+    return slc, int(cfg["capacity_bytes"])
+
+
+def _cliff(bw_log: list) -> tuple[float | None, float | None, int]:
+    """From a sequential fill's 500 ms windows ``[[t_ms, KiB/s], ...]``: (bytes written
+    at SLC speed, the rate after the cliff in bytes/s, windows) or (None, None, n) when
+    the rate never fell below half its start. A window holding the cliff counts its
+    share at the first window's rate: f = (bw - after) / (first - after)."""
+    kib = [float(b) for _, b in bw_log]
+    if len(kib) < 3:
+        return None, None, len(kib)
+    first = kib[0]
+    drop = next((i for i, b in enumerate(kib) if b < first / 2), None)
+    if drop is None:
+        return None, None, len(kib)
+    tail = kib[drop:-1] or kib[drop:]  # the last window is partial
+    after = sum(tail) / len(tail)
+    span = max(first - after, 1e-9)
+    fast = sum(min(1.0, max(0.0, (b - after) / span)) for b in kib[: drop + 1])
+    return fast * first * 1024 * 0.5, after * 1024, len(kib)
 
 
 def profile(
@@ -147,28 +184,47 @@ def profile(
     if not devices:
         raise api.ConfigError("devices: give at least one device")
     chosen = select_rows(rows)
-    runs, meta = [], []
+    runs: list[dict] = []
+    index: dict[str, int] = {}  # one run for rows that share it (the SLC fill)
+    meta = []
     for dev in devices:
         slc, cap = _drive(dev, set)
         for r in chosen:
             state = r.state if (r.state != "full-slc-exhausted" or slc) else "full"
-            n = max(1, r.ios // 4) if quick else r.ios
-            wl = dict(r.workload, number_ios=n)
             note = ""
+            if r.derive:
+                fill = min(cap, max(4 << 30, int(slc * 1.5)))
+                wl = dict(r.workload, io_size=f"{fill // 4096 * 4096}B")
+                if not slc:
+                    note = " (no SLC cache configured)"
+            else:
+                n = max(1, r.ios // 4) if quick else r.ios
+                wl = dict(r.workload, number_ios=n)
             if state != r.state:
                 note = " (no SLC cache: state full)"
             if wl.get("size") == GIB and cap < 1 << 30:
                 wl["size"] = f"{cap // (1 << 20)}MiB"  # a drive smaller than the span
                 note += f" (the drive holds {cap / (1 << 20):g} MiB: span {wl['size']})"
-            runs.append({"device": dev, "workload": wl, "state": state, "seed": seed, "set": set})
-            meta.append((device_label(dev), r, state, note))
+            key = json.dumps([device_label(dev), wl, state], sort_keys=True, default=str)
+            if key not in index:
+                index[key] = len(runs)
+                runs.append(
+                    {"device": dev, "workload": wl, "state": state, "seed": seed, "set": set}
+                )
+            meta.append((device_label(dev), r, state, note, index[key]))
     reports = api.run_many(runs)
     out = []
-    for (label, r, state, note), rep in zip(meta, reports):
-        s = rep[r.direction]
-        value = s["bw_bytes"] / 1e6 if r.unit == "MB/s" else s["iops"]
+    for label, r, state, note, k in meta:
+        s = reports[k][r.direction]
         lat = s["lat_ns"]
         method = r.method + note
+        if r.derive:
+            fast, after, n = _cliff(s.get("bw_log") or [])
+            value = (fast / 1e9 if r.derive == "slc_size" else after / 1e6) if fast else None
+            if fast is None:
+                method += f" (no cliff in {n} windows, {s['io_bytes'] / 1e9:,.1f} GB written)"
+        else:
+            value = s["bw_bytes"] / 1e6 if r.unit == "MB/s" else s["iops"]
         out.append(
             {
                 "row": r.key,
@@ -193,6 +249,10 @@ def to_pandas(rows: Sequence[Mapping[str, Any]]):
 
 def _fmt(row: Mapping[str, Any], with_lat: bool) -> str:
     v = row["value"]
+    if v is None:
+        return "-"
+    if row["unit"] == "GB":
+        return f"{v:,.1f} GB"
     text = f"{v:,.0f} MB/s" if row["unit"] == "MB/s" else f"{v / 1e3:,.1f}K IOPS"
     if with_lat:
         text += f" ({row['lat_mean_us']:,.1f} µs)"
@@ -209,10 +269,12 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     cells = [head]
     for k in keys:
         first = by[(k, devices[0])]
-        method = first["method"]
-        for d in devices[1:]:  # a device measured otherwise (no SLC cache, a small drive)
-            if by[(k, d)]["method"] != method:
-                method += f"; {d}: {by[(k, d)]['method']}"
+        base = next((r.method for r in ROWS if r.key == k), first["method"])
+        method = base
+        for d in devices:  # a device measured otherwise (no SLC cache, a small drive)
+            note = by[(k, d)]["method"][len(base) :].strip()
+            if note:
+                method += f"; {d}: {note}"
         cells.append(
             [first["label"]] + [_fmt(by[(k, d)], extra.get(k, False)) for d in devices] + [method]
         )
