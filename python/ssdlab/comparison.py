@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.report import DIRECTIONS, Report
+from ssdlab.summary import device_counters
 
 # Row keys, in table order (units in the names).
 COLUMNS = (
@@ -50,22 +51,6 @@ def device_label(device: Any) -> str:
         return str(device.get("name", "device"))
     p = Path(str(device))
     return p.stem if p.suffix.lower() in (".toml", ".json") else str(device)
-
-
-def device_counters(report: Report | Mapping[str, Any]) -> dict[str, Any]:
-    """WAF (None when nothing was written), map hit rate, HMB granted (None without HMB)."""
-    data = report.to_dict() if isinstance(report, Report) else report
-    dev = data.get("device", {})
-    ftl = dev.get("ftl", {})
-    hmb = dev.get("hmb", {})
-    written = ftl.get("host_units_written", 0)
-    from ssdlab.summary import map_hit_rate
-
-    return {
-        "waf": ftl.get("waf") if written else None,
-        "map_hit_rate": map_hit_rate(data),
-        "hmb_granted_bytes": hmb.get("granted_bytes") if hmb.get("hmpre_bytes") else None,
-    }
 
 
 def rows(reports: Mapping[str, Report | Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -184,7 +184,7 @@ class Report:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
-        from ssdlab.comparison import device_counters
+        from ssdlab.summary import device_counters
 
         dev = self._data.get("device", {})
         ftl, slc = dev.get("ftl", {}), dev.get("slc", {})

@@ -1,6 +1,7 @@
-"""Lines that explain a run in its text summary: where the map lived and how often it
-hit, the HMB the host granted, SLC folding, GC moves, and for trace replays where the
-latency went (host queueing versus device time) and whether a closed-loop replay
+"""The device counters every table shows (WAF, map hit rate, HMB granted:
+``device_counters``) and lines that explain a run in its text summary: where the map
+lived and how often it hit, the HMB the host granted, SLC folding, GC moves, and for
+trace replays where the latency went (host queueing versus device time) and whether a closed-loop replay
 compressed the trace's arrivals.
 
 Simplifications: "host queueing" is fio's slat (from the request's arrival at the host
@@ -63,6 +64,20 @@ def waf_note(d: dict[str, Any]) -> str:
         f"WAF {ftl.get('waf', 0):.2f} is below 1: {n:,} host units were still in the write "
         "buffer when the run ended (not yet programmed); a longer run or end_fsync counts them"
     )
+
+
+def device_counters(report: Any) -> dict[str, Any]:
+    """WAF (None when nothing was written), map hit rate, HMB granted (None without HMB)."""
+    data = report.to_dict() if hasattr(report, "to_dict") else report
+    dev = data.get("device", {})
+    ftl = dev.get("ftl", {})
+    hmb = dev.get("hmb", {})
+    written = ftl.get("host_units_written", 0)
+    return {
+        "waf": ftl.get("waf") if written else None,
+        "map_hit_rate": map_hit_rate(data),
+        "hmb_granted_bytes": hmb.get("granted_bytes") if hmb.get("hmpre_bytes") else None,
+    }
 
 
 def memory_lines(d: dict[str, Any]) -> list[str]:

@@ -108,7 +108,7 @@ def run_chunk(
     finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
     of the points before it are returned, the stopped one and the rest are left to a
     rerun. ``token`` names the sweep, for ``cancel_sweep``."""
-    from ssdlab import __version__
+    from ssdlab._core import __version__
 
     global _IN_CHUNK
     rows = []
