@@ -1,8 +1,8 @@
 """The device counters every table shows (WAF, map hit rate, HMB granted:
 ``device_counters``) and lines that explain a run in its text summary: where the map
 lived and how often it hit, the HMB the host granted, SLC folding, GC moves, and for
-trace replays where the latency went (host queueing versus device time) and whether a closed-loop replay
-compressed the trace's arrivals.
+trace replays where the latency went (host queueing versus device time) and whether a
+closed-loop replay compressed the trace's arrivals.
 
 Simplifications: "host queueing" is fio's slat (from the request's arrival at the host
 to the device's fetch of the command: time in the host and in the submission queue),
