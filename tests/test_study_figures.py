@@ -58,3 +58,15 @@ def test_hmb_size_figure_for_a_slide():
         assert "Samsung, FMS 2023" in fig._suptitle.get_text()
     finally:
         plt.close(fig)
+
+
+def test_no_figure_title_names_a_study_by_its_seed_number():
+    import re
+    from pathlib import Path
+
+    import ssdlab.studies as studies
+
+    for f in Path(studies.__file__).parent.glob("*.py"):
+        for line in f.read_text().splitlines():
+            if re.search(r"set_title|suptitle", line):
+                assert not re.search(r"[Ss]eed 00\d", line), f"{f.name}: {line.strip()}"
