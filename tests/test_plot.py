@@ -78,7 +78,7 @@ def test_sweep_from_a_directory_of_reports_and_a_csv(tmp_path, capsys):
     assert main(["plot", "sweep", str(d), "--x", "iodepth", "--y", "iops,lat_p99_us",
                  "-o", str(out)]) == 0  # fmt: skip
     assert out.read_bytes()[:4] == PNG
-    assert plot._unit_label("lat_p99_us") == "lat_p99 (µs)"
+    assert plot._unit_label("lat_p99_us") == "p99 latency (µs)"
     csvf = tmp_path / "r.csv"
     csvf.write_text("iodepth,iops\n1,100\n2,190\n")
     assert main(["plot", "sweep", str(csvf), "--x", "iodepth", "--y", "lat_p99_us",

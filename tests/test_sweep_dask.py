@@ -50,7 +50,7 @@ def test_cli_scheduler_option(cluster, tmp_path, capsys):
     out = tmp_path / "out"
     args = ["sweep", str(grid), "--out", str(out), "--scheduler", cluster.scheduler_address]
     assert main(args) == 0
-    assert "3 points: 3 ok, 0 failed" in capsys.readouterr().out
+    assert "3 ok, 0 failed" in capsys.readouterr().out
     assert sorted(ssdlab.sweep_results(out)["workload.iodepth"]) == [1, 2, 4]
 
 

@@ -21,6 +21,7 @@ from ssdlab.api import (
     validate_workload,
 )
 from ssdlab.comparison import compare
+from ssdlab.profiling import profile
 from ssdlab.report import Report
 from ssdlab.sweep import run_points as sweep_points
 from ssdlab.sweep import sweep, sweep_results
@@ -41,6 +42,7 @@ __all__ = [
     "preset_toml",
     "presets",
     "probe",
+    "profile",
     "replay",
     "run",
     "run_many",

@@ -176,11 +176,11 @@ def main(args) -> int:
         outputs.check_file(args.json, "--json")
     for n in names:
         if n not in cases:
-            from ssdlab.cli import UsageError
+            from ssdlab.cliutil import UsageError
 
             raise UsageError(f"--case: '{n}' is not a bench case (allowed: {', '.join(cases)})")
     if args.repeat < 1:
-        from ssdlab.cli import UsageError
+        from ssdlab.cliutil import UsageError
 
         raise UsageError(f"--repeat: {args.repeat} must be at least 1")
     print(f"# ssdlab bench on {machine()}; median of {args.repeat} run(s), one process each")
@@ -212,7 +212,7 @@ def main(args) -> int:
             flush=True,
         )
     if args.json:
-        from ssdlab.cli import write_atomically
+        from ssdlab.cliutil import write_atomically
 
         write_atomically(
             args.json, json.dumps({"machine": machine(), "results": results}, indent=2)

@@ -15,6 +15,12 @@ from pathlib import Path
 
 from ssdlab import api, outputs
 from ssdlab.api import ConfigError
+from ssdlab.cliutil import (  # ssdlab.cli.UsageError etc. stay importable
+    UsageError,
+    add_max_memory_arg,
+    print_warnings,
+    write_atomically,
+)
 from ssdlab.workloads import IOMETER_PREFIX, WORKLOADS, named_workload
 
 # fio options that `ssdlab run` takes as flags (fio's names and meanings).
@@ -55,26 +61,6 @@ FIO_FLAGS = [
 DEFAULT_WORKLOAD = {"rw": "randread", "bs": "4KiB", "iodepth": 32, "number_ios": 200_000}
 
 
-class UsageError(Exception):
-    """A command-line mistake that is not a config error."""
-
-
-def write_atomically(path: str | os.PathLike, text: str, flag: str = "output") -> None:
-    """Write ``text`` to ``path`` by the rules of :mod:`ssdlab.outputs` (atomic replacement of
-    a regular file, write-through to devices and FIFOs, refusal of directories and read-only
-    files)."""
-    outputs.write_file(path, text, flag)
-
-
-def add_max_memory_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--max-memory",
-        metavar="SIZE",
-        help="refuse a run estimated to need more memory, e.g. 8G, 512M; 0 = no limit "
-        "(default: half the physical memory)",
-    )
-
-
 def apply_max_memory(args: argparse.Namespace) -> None:
     """Set the process's memory limit from ``--max-memory`` (checked before any run)."""
     value = getattr(args, "max_memory", None)
@@ -83,12 +69,6 @@ def apply_max_memory(args: argparse.Namespace) -> None:
     from ssdlab.probe.cli import parse_size
 
     api.DEFAULT_MAX_MEMORY = parse_size(value, "--max-memory")
-
-
-def print_warnings(doc) -> None:
-    """Print a report's or a resolved config's plausibility warnings on stderr."""
-    for w in doc.get("warnings") or []:
-        print(f"ssdlab: warning: {w}", file=sys.stderr)
 
 
 class _DuplicateKey(Exception):
@@ -177,7 +157,7 @@ def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -
         if args.json:
             compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
         if not args.quiet:
-            print(compare.format_table(compare.rows(reports)))
+            print(compare.table_text(reports))
     if args.verify:
         return max(verify_verdict(r.to_dict(), label) for label, r in reports.items())
     return 0
@@ -389,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
 # Modules that add subcommands through a ``register(subparsers)`` function.
 EXTRA_COMMAND_MODULES: list[str] = [
     "ssdlab.plot",
+    "ssdlab.profiling",
     "ssdlab.studies.cli",
     "ssdlab.fio.cli",
     "ssdlab.trace",

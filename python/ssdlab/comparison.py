@@ -3,9 +3,11 @@
 Every device runs the same workload from the same drive state and seed, one after the
 other (or in threads from Python); the result is one row per (device, direction) with
 IOPS, MB/s (decimal megabytes), completion latency mean/p50/p99/p99.99 in µs, WAF, the
-map cache's hit rate and the HMB the host granted. Simplifications: the latencies are
+map cache's hit rate and the HMB the host granted; :func:`table_text` adds a note per
+device for what a cell cannot say. Simplifications: the latencies are
 fio's ``lat_ns`` (submission to completion) of the whole run after ``ramp_time``; WAF is
-``None`` (shown n/a) when the host wrote nothing; a device without an HMB has ``None``
+``None`` (shown n/a) when the host wrote nothing, the map hit rate ``None`` (shown -)
+when nothing looked the map up; a device without an HMB has ``None``
 as its grant, never 0 B of a buffer it cannot use.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.report import DIRECTIONS, Report
+from ssdlab.summary import device_counters
 
 # Row keys, in table order (units in the names).
 COLUMNS = (
@@ -27,12 +30,14 @@ COLUMNS = (
     "lat_mean_us",
     "lat_p50_us",
     "lat_p99_us",
-    "lat_p99.99_us",
+    "lat_p99_99_us",
     "waf",
     "map_hit_rate",
     "hmb_granted_bytes",
 )
-_PCT = {"lat_p50_us": "50.000000", "lat_p99_us": "99.000000", "lat_p99.99_us": "99.990000"}
+_PCT = {"lat_p50_us": "50.000000", "lat_p99_us": "99.000000", "lat_p99_99_us": "99.990000"}
+# Deprecated aliases compare() still returns for a release (ssdlab.schema).
+ALIASES = {"lat_p99.99_us": "lat_p99_99_us"}
 
 
 def split_devices(text: str) -> list[str]:
@@ -46,20 +51,6 @@ def device_label(device: Any) -> str:
         return str(device.get("name", "device"))
     p = Path(str(device))
     return p.stem if p.suffix.lower() in (".toml", ".json") else str(device)
-
-
-def device_counters(report: Report | Mapping[str, Any]) -> dict[str, Any]:
-    """WAF (None when nothing was written), map hit rate, HMB granted (None without HMB)."""
-    data = report.to_dict() if isinstance(report, Report) else report
-    dev = data.get("device", {})
-    ftl = dev.get("ftl", {})
-    hmb = dev.get("hmb", {})
-    written = ftl.get("host_units_written", 0)
-    return {
-        "waf": ftl.get("waf") if written else None,
-        "map_hit_rate": dev.get("map", {}).get("hit_rate"),
-        "hmb_granted_bytes": hmb.get("granted_bytes") if hmb.get("hmpre_bytes") else None,
-    }
 
 
 def rows(reports: Mapping[str, Report | Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -112,7 +103,7 @@ HEADERS = {
     "lat_mean_us": "mean µs",
     "lat_p50_us": "p50 µs",
     "lat_p99_us": "p99 µs",
-    "lat_p99.99_us": "p99.99 µs",
+    "lat_p99_99_us": "p99.99 µs",
     "waf": "WAF",
     "map_hit_rate": "map hit",
     "hmb_granted_bytes": "HMB granted",
@@ -131,6 +122,20 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
         ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
+
+
+def table_text(reports: Mapping[str, Report | Mapping[str, Any]]) -> str:
+    """The ``--device A,B,C`` table of ``{label: report}``, then a note per device for
+    what a cell cannot say (a WAF below 1 and why, a closed-loop replay's compression
+    warning)."""
+    from ssdlab.summary import table_notes
+
+    notes = []
+    for label, rep in reports.items():
+        data = rep.to_dict() if isinstance(rep, Report) else rep
+        notes.extend(table_notes(label, data))
+    text = format_table(rows(reports))
+    return text + "".join(f"\n{n}" for n in notes)
 
 
 def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) -> dict[str, Report]:
@@ -156,13 +161,17 @@ def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) ->
 
 def compare(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any):
     """Run ``workload`` on each device and return a pandas DataFrame, one row per
-    (device, direction), columns :data:`COLUMNS`. ``run_kwargs`` go to :func:`ssdlab.run`
+    (device, direction), columns :data:`COLUMNS` (names: :mod:`ssdlab.schema`; the
+    deprecated ``lat_p99.99_us`` last). ``run_kwargs`` go to :func:`ssdlab.run`
     (state, seed, set, queues, ...)."""
     try:
         import pandas as pd
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("ssdlab.compare() needs pandas: pip install pandas") from e
-    return pd.DataFrame(rows(run_each(devices, workload, **run_kwargs)), columns=list(COLUMNS))
+    table = rows(run_each(devices, workload, **run_kwargs))
+    for r in table:
+        r.update({old: r[new] for old, new in ALIASES.items()})
+    return pd.DataFrame(table, columns=[*COLUMNS, *ALIASES])
 
 
 def check_devices(text: str) -> list[str]:
@@ -177,11 +186,11 @@ def check_devices(text: str) -> list[str]:
 
 def write_each(docs: Mapping[str, str], target: str, suffix: str = ".json") -> list[Path]:
     """Write ``{label: text}`` as ``target/<label><suffix>`` (the directory is created)."""
-    from ssdlab.cli import write_atomically
+    from ssdlab.cliutil import write_atomically
 
     out = Path(target)
     if out.exists() and not out.is_dir():
-        from ssdlab.cli import UsageError
+        from ssdlab.cliutil import UsageError
 
         raise UsageError(f"{target}: with several devices this names a directory, not a file")
     out.mkdir(parents=True, exist_ok=True)

@@ -52,12 +52,27 @@ def _toml_value(v: Any) -> str:
     return json.dumps(str(v), ensure_ascii=False)
 
 
-def _table(lines: list[str], name: str, d: dict) -> None:
+def _cache_note(cfg: dict) -> str:
+    """What ``map.cache = "all"`` means for this device: the whole map, or (in an HMB or
+    a tier smaller than the map) all the tier holds, with the size it resolves to."""
+    d = cfg.get("derived") or {}
+    if cfg.get("map", {}).get("cache") != "all" or not d:
+        return ""
+    if d.get("map_whole"):
+        return f"  # the whole {d['map_bytes'] / (1 << 20):,.0f} MiB map"
+    return (
+        f"  # all the {d.get('map_tier')} grant holds: a {d['map_cache_bytes'] / (1 << 20):,.0f}"
+        f" MiB cache of the {d['map_bytes'] / (1 << 20):,.0f} MiB map, not the whole map"
+    )
+
+
+def _table(lines: list[str], name: str, d: dict, notes: dict | None = None) -> None:
     scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
     lines.append(f"\n[{name}]")
     for k, v in scalars.items():
         # TOML has no null: an unset optional field is shown as a comment
-        lines.append(f"# {k}: not set" if v is None else f"{k} = {_toml_value(v)}")
+        note = (notes or {}).get(f"{name}.{k}", "")
+        lines.append(f"# {k}: not set" if v is None else f"{k} = {_toml_value(v)}{note}")
     for k, v in d.items():
         if isinstance(v, dict):
             _table(lines, f"{name}.{k}", v)
@@ -69,6 +84,7 @@ def resolved_toml(device: Any) -> str:
     from ssdlab import api
 
     cfg = api.validate(device)
+    notes = {"map.cache": _cache_note(cfg)}
     if "system" in cfg:
         raise api.ConfigError(
             f"{device}: a system file, not a device (--show prints a device's fields; "
@@ -82,7 +98,7 @@ def resolved_toml(device: Any) -> str:
             lines.append(f"{k} = {_toml_value(v)}")
     for k, v in cfg.items():
         if isinstance(v, dict):
-            _table(lines, k, v)
+            _table(lines, k, v, notes)
     return "\n".join(lines) + "\n"
 
 
@@ -224,10 +240,12 @@ def _unit(rust_type: str, enums: dict[str, list[str]]) -> str:
     opt = t.startswith("Option<")
     if opt:
         t = t[len("Option<") : -1]
-    if t in enums:
+    if t in UNITS:  # a unit type first: PerPageType is an enum of its forms, not choices
+        u = UNITS[t]
+    elif t in enums:
         u = "one of " + ", ".join(enums[t])
     else:
-        u = UNITS.get(t, t)
+        u = t
     return u + (" (optional)" if opt else "")
 
 
@@ -246,16 +264,29 @@ def _range(path: str, sources: str) -> str:
         if not lit.startswith(path + ":"):
             continue
         am = re.search(r"\(allowed: ([^)]*)\)", lit)
-        mm = re.search(r"must be ([^;{}\"]*)", lit)
+        mm = re.search(r"must be ([^;\"]*)", lit)
         if am:
-            found.append(am.group(1))
+            found.append(_filled(am.group(1), lit))
         elif mm:
-            found.append(mm.group(1).strip())
+            found.append(_filled(mm.group(1), lit))
     seen = []
     for f in found:
         if f and f not in seen:
             seen.append(f)
     return "; ".join(seen).replace("|", "/") or "-"
+
+
+def _filled(text: str, message: str) -> str:
+    """A range taken from an error message with its format placeholders named: a named
+    ``{x}`` becomes the expression the message gives for it (``(a x b = {x})``), ``{}``
+    the field the message compares against (``X = {}`` or ``X ({})``)."""
+    body = message[message.find(":") + 1 :]
+    for key in set(re.findall(r"\{(\w+)\}", text)):
+        m = re.search(r"\(([^()]*?) = \{" + key + r"\}\)", body)
+        text = text.replace("{" + key + "}", m.group(1) if m else key)
+    other = re.search(r"(\w+\.\w+)(?: = | \()\{\}", body)
+    text = re.sub(r"\s*\(\{\}\)", "", text)  # "greater than X ({})" -> "greater than X"
+    return text.replace("{}", other.group(1) if other else "another field's value").strip()
 
 
 def _minimal_device(structs: dict, top: list[dict]) -> dict:
@@ -272,6 +303,37 @@ def _minimal_device(structs: dict, top: list[dict]) -> dict:
             g["name"]: full[f["name"]][g["name"]] for g in structs[t] if g["required"]
         }
     return dev
+
+
+REAL_DRIVE = [
+    "",
+    "## Describing a real drive",
+    "",
+    "From its data sheet and a review, field by field:",
+    "",
+    '1. `[nand] capacity = "1TB"` (the user capacity the box says), `cell`, `channels`,',
+    "   `dies_per_channel` (raw NAND / die size: a 1 TB drive of 512 Gbit dies has 16),",
+    "   `planes_per_die`, `page_size`, `t_read`, `t_prog`, `channel_rate` from the NAND's",
+    "   announcement; `[ftl] over_provisioning` is raw minus user over raw (7 % for a",
+    "   client drive whose raw NAND is 1,024 GiB behind 1,000 GB).",
+    "2. `[host]` from the interface (`pcie_gen`, `pcie_lanes`), `[dram] size` (0 for a",
+    "   DRAM-less drive) or `[hmb] hmpre` (the drive's preferred HMB, `nvme id-ctrl`).",
+    "3. The SLC cache. ssdlab keeps the SLC area's blocks **apart from** the native blocks",
+    "   that hold the capacity, so `slc.size` adds raw NAND: a 300 GB SLC area of TLC",
+    "   takes 900 GB of raw NAND on top of the 1 TB. A real drive's dynamic cache is",
+    "   carved from the same native blocks instead (it shrinks as the drive fills). Give",
+    "   `slc.size` the data the drive writes at SLC speed on an empty drive only when that",
+    "   area is small against the capacity (the presets' 6-42 GB); `mode = \"dynamic\"`",
+    "   with `min_size` (what is left on a full drive) shrinks it as the drive fills.",
+    "   `ssdlab validate` warns when the SLC area's raw NAND is more than a quarter of",
+    "   the capacity: its performance on an empty drive is then modelled, its raw NAND",
+    "   and the sharing of blocks are not; check the raw figure it prints.",
+    "4. Firmware: `[controller] cores` and `cmd_time` from the drive's random-read IOPS",
+    "   (cores / cmd_time bounds them), `write_buffer` from its QD1 write latency.",
+    "5. `ssdlab validate FILE` prints the geometry, raw and user capacity and the",
+    "   ceilings (PCIe, channels, dies); `ssdlab profile FILE` prints the rows a data",
+    "   sheet or a review does, measured the same way, to compare with it.",
+]
 
 
 def generate(root: str | Path) -> str:
@@ -296,6 +358,7 @@ def generate(root: str | Path) -> str:
         'none. `nand.capacity` (a size such as `"1TB"`) may replace `nand.blocks_per_plane`:',
         "the fewest blocks per plane that reach that user capacity are used, and",
         "`ssdlab validate` shows the geometry. Start from `ssdlab presets --show NAME`.",
+        *REAL_DRIVE,
     ]
     for f in top:
         if f["type"] not in structs:

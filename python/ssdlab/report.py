@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ssdlab.schema import latency_columns
+
 DIRECTIONS = ("read", "write", "trim")
 SUMMARY_PERCENTILES = ("50.000000", "99.000000", "99.990000")
 
@@ -146,7 +148,9 @@ class Report:
         ]
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat row per (job, direction) plus the totals (job = "all")."""
+        """One flat row per (job, direction) plus the totals (job = "all"), named by
+        :mod:`ssdlab.schema` (latencies ``lat_p99_us``, ``clat_mean_us``, ...; the
+        ``lat_*_ns`` names of earlier releases kept as deprecated aliases)."""
         out = []
         jobs = [("all", self._data)] + [(j["jobname"], j) for j in self._data.get("jobs", [])]
         for name, src in jobs:
@@ -154,21 +158,20 @@ class Report:
                 s = src.get(d)
                 if not s or not s.get("total_ios"):
                     continue
-                lat = s["lat_ns"]
                 row = {
                     "job": name,
                     "direction": d,
                     "iops": s["iops"],
                     "bw_bytes": s["bw_bytes"],
+                    "mb_per_s": s["bw_bytes"] / 1e6,
                     "io_bytes": s["io_bytes"],
                     "total_ios": s["total_ios"],
-                    "lat_min_ns": lat["min"],
-                    "lat_mean_ns": lat["mean"],
-                    "lat_max_ns": lat["max"],
-                    "lat_stddev_ns": lat["stddev"],
+                    **latency_columns(s["lat_ns"], "lat"),
+                    **latency_columns(s.get("clat_ns"), "clat"),
                 }
-                for k, v in lat.get("percentile", {}).items():
-                    row[f"lat_p{float(k):g}_ns"] = v
+                # deprecated aliases (ssdlab.schema): lat_*_ns, lat_p99.9_ns, ...
+                old = latency_columns(s["lat_ns"], "lat", old="dot")
+                row.update({k: v for k, v in old.items() if k.endswith("_ns")})
                 out.append(row)
         return out
 
@@ -181,7 +184,7 @@ class Report:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
-        from ssdlab.comparison import device_counters
+        from ssdlab.summary import device_counters
 
         dev = self._data.get("device", {})
         ftl, slc = dev.get("ftl", {}), dev.get("slc", {})

@@ -116,7 +116,7 @@ def late_tolerance(time_scale: float) -> float:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ssdlab.cli import UsageError, write_atomically
+    from ssdlab.cliutil import UsageError, write_atomically
     from ssdlab.probe.cli import parse_size
 
     per_client = parse_size(args.reply_bytes_per_client, "--reply-bytes-per-client")

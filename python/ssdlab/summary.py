@@ -1,7 +1,8 @@
-"""Lines that explain a run in its text summary: where the map lived and how often it
-hit, the HMB the host granted, SLC folding, GC moves, and for trace replays where the
-latency went (host queueing versus device time) and whether a closed-loop replay
-compressed the trace's arrivals.
+"""The device counters every table shows (WAF, map hit rate, HMB granted:
+``device_counters``) and lines that explain a run in its text summary: where the map
+lived and how often it hit, the HMB the host granted, SLC folding, GC moves, and for
+trace replays where the latency went (host queueing versus device time) and whether a
+closed-loop replay compressed the trace's arrivals.
 
 Simplifications: "host queueing" is fio's slat (from the request's arrival at the host
 to the device's fetch of the command: time in the host and in the submission queue),
@@ -32,12 +33,59 @@ def _mib(b: float) -> str:
     return f"{b / (1 << 20):,.4g} MiB"
 
 
+def map_hit_rate(d: dict[str, Any]) -> float | None:
+    """The map's hit rate, None when nothing looked the map up (no reads: a rate over
+    zero lookups means nothing, whether the core reports it as 0 or as 100 %)."""
+    m = d.get("device", {}).get("map", {})
+    if not m or m.get("hit_rate") is None:
+        return None
+    lookups = m.get("lookups")
+    if lookups is None:  # a resident map counts no lookups: the reads looked it up
+        lookups = (d.get("read") or {}).get("total_ios", 0)
+    return m["hit_rate"] if lookups else None
+
+
+def buffered_units(d: dict[str, Any]) -> int:
+    """Units the host wrote that were still in the write buffer (not programmed) when the
+    run ended: what makes a short run's WAF fall below 1."""
+    ftl = d.get("device", {}).get("ftl", {})
+    host = ftl.get("host_units_written", 0)
+    programmed = ftl.get("units_programmed", 0) - ftl.get("gc_units_copied", 0)
+    return max(0, host - programmed)
+
+
+def waf_note(d: dict[str, Any]) -> str:
+    """Why a WAF is below 1 ("" when it is not)."""
+    ftl = d.get("device", {}).get("ftl", {})
+    n = buffered_units(d)
+    if not ftl.get("host_units_written") or ftl.get("waf", 1) >= 1 or not n:
+        return ""
+    return (
+        f"WAF {ftl.get('waf', 0):.2f} is below 1: {n:,} host units were still in the write "
+        "buffer when the run ended (not yet programmed); a longer run or end_fsync counts them"
+    )
+
+
+def device_counters(report: Any) -> dict[str, Any]:
+    """WAF (None when nothing was written), map hit rate, HMB granted (None without HMB)."""
+    data = report.to_dict() if hasattr(report, "to_dict") else report
+    dev = data.get("device", {})
+    ftl = dev.get("ftl", {})
+    hmb = dev.get("hmb", {})
+    written = ftl.get("host_units_written", 0)
+    return {
+        "waf": ftl.get("waf") if written else None,
+        "map_hit_rate": map_hit_rate(data),
+        "hmb_granted_bytes": hmb.get("granted_bytes") if hmb.get("hmpre_bytes") else None,
+    }
+
+
 def memory_lines(d: dict[str, Any]) -> list[str]:
     dev = d.get("device", {})
     m = dev.get("map", {})
     parts = []
     if m:
-        hit = m.get("hit_rate")
+        hit = map_hit_rate(d)
         place = m.get("placement") or {}
         if isinstance(place, dict):
             tier = place.get("tier", "?")
@@ -49,7 +97,8 @@ def memory_lines(d: dict[str, Any]) -> list[str]:
             )
         else:
             where = str(place)
-        parts.append(f"map ({where}): hit rate={hit:.1%}" if hit is not None else f"map ({where})")
+        rate = f"{hit:.1%}" if hit is not None else "n/a (no lookups)"
+        parts.append(f"map ({where}): hit rate={rate}")
     hmb = dev.get("hmb", {})
     if hmb.get("hmpre_bytes"):
         parts.append(
@@ -84,11 +133,23 @@ def waf_text(d: dict[str, Any]) -> str:
     if not ftl.get("host_units_written"):
         return "WAF=n/a (nothing written)"
     text = f"WAF={ftl.get('waf', 0):.2f}"
+    if waf_note(d):
+        text += f" ({buffered_units(d):,} units still buffered at the end)"
     measured = ftl.get("measured", {})
     if measured.get("from_ns"):
         w = measured.get("waf") if measured.get("host_units_written") else None
         text += f" (after ramp {w:.2f})" if w is not None else " (after ramp n/a)"
     return text
+
+
+def table_notes(label: str, d: dict[str, Any]) -> list[str]:
+    """What a device's row in a comparison table cannot say: a WAF below 1 explained, a
+    closed-loop replay's compression warning."""
+    out = [f"{label}: {waf_note(d)}"] if waf_note(d) else []
+    for line in trace_lines(d):
+        if line.strip().startswith("warning:"):
+            out.append(f"{label}: {line.strip()}")
+    return out
 
 
 def trace_lines(d: dict[str, Any]) -> list[str]:

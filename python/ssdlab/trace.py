@@ -252,7 +252,7 @@ def register(sub) -> None:
     p.add_argument("--stats-only", action="store_true", help="print the statistics, no replay")
     p.add_argument("--json", metavar="FILE", help="write the replay report as JSON ('-' = stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary")
-    from ssdlab.cli import add_max_memory_arg
+    from ssdlab.cliutil import add_max_memory_arg
 
     add_max_memory_arg(p)
     p.set_defaults(func=cmd_trace)
@@ -277,7 +277,7 @@ def _replay_args(args: argparse.Namespace, device: str) -> Report:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from ssdlab.cli import UsageError, write_atomically
+    from ssdlab.cliutil import UsageError, write_atomically
 
     if args.iodepth < 1:
         raise UsageError(f"--iodepth: {args.iodepth} must be at least 1")
@@ -307,7 +307,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         if args.json:
             compare.write_each({k: r.to_json() + "\n" for k, r in reports.items()}, args.json)
         if not args.quiet:
-            print(compare.format_table(compare.rows(reports)))
+            print(compare.table_text(reports))
         return 0
     report = next(iter(reports.values()))
     if args.json == "-":

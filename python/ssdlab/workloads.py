@@ -201,9 +201,9 @@ def workload_names() -> list[str]:
 
 
 def _clip(text: str) -> str:
-    from ssdlab.api import clip
+    from ssdlab.outputs import shown
 
-    return clip(text)
+    return shown(text)
 
 
 def named_workload(name: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 from ssdlab.fio.options import JobFile, Unsupported, resolve
 from ssdlab.fio.output import to_fio_json, to_normal, to_terse
 from ssdlab.fio.parser import JobFileError, parse_file, parse_text
+from ssdlab.schema import latency_columns
 
 FORMATS = ("normal", "json", "json+", "terse")
 
@@ -31,8 +32,11 @@ __all__ = [
 
 def to_pandas(fio_json: Any):
     """fio's JSON output (a dict, its text, or a file path; fio's own or ssdlab's) as
-    a DataFrame: one row per (job, direction with I/O) with iops, bw_bytes, io_bytes,
-    total_ios, runtime_ms, lat/clat mean and clat percentiles in ns."""
+    a DataFrame: one row per (job, direction with I/O) with iops, bw_bytes, mb_per_s,
+    io_bytes, total_ios, runtime_ms and lat/clat/slat min, mean, max, stddev and
+    percentiles in µs (``clat_p99_us``; names: :mod:`ssdlab.schema`). The names of
+    earlier releases (``jobname``, ``lat_mean_ns``, ``clat_p99_ns``, ...) stay as
+    deprecated aliases."""
     import json
     from pathlib import Path
 
@@ -53,14 +57,20 @@ def to_pandas(fio_json: Any):
             if not x or not x.get("total_ios"):
                 continue
             row = {
-                "jobname": j["jobname"],
+                "job": j["jobname"],
                 "groupid": j["groupid"],
                 "direction": d,
                 "iops": x["iops"],
                 "bw_bytes": x["bw_bytes"],
+                "mb_per_s": x["bw_bytes"] / 1e6,
                 "io_bytes": x["io_bytes"],
                 "total_ios": x["total_ios"],
                 "runtime_ms": x["runtime"],
+                **latency_columns(x.get("lat_ns"), "lat"),
+                **latency_columns(x.get("clat_ns"), "clat"),
+                **latency_columns(x.get("slat_ns"), "slat"),
+                # deprecated aliases (ssdlab.schema): jobname, lat_mean_ns, clat_*_ns
+                "jobname": j["jobname"],
                 "lat_mean_ns": x["lat_ns"]["mean"],
                 "clat_mean_ns": x["clat_ns"]["mean"],
             }

@@ -23,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--max-ios", type=int, default=None,
                    help="cap on I/Os per job (0 = none; default: 200000 for jobs without a "
                         "runtime, none for jobs with one)")  # fmt: skip
-    from ssdlab.cli import add_max_memory_arg
+    from ssdlab.cliutil import add_max_memory_arg
 
     add_max_memory_arg(p)
     p.set_defaults(func=cmd_fio)
@@ -31,7 +31,7 @@ def register(sub) -> None:
 
 def cmd_fio(args: argparse.Namespace) -> int:
     from ssdlab import api
-    from ssdlab.cli import UsageError, write_atomically
+    from ssdlab.cliutil import UsageError, write_atomically
     from ssdlab.fio import (
         FORMATS,
         JobFileError,
@@ -61,7 +61,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
         return 0
     from ssdlab import comparison as compare
     from ssdlab import outputs
-    from ssdlab.cli import print_warnings
+    from ssdlab.cliutil import print_warnings
 
     devices = compare.check_devices(args.device)
     outputs.check_json_flag(args.output, len(devices) > 1, "--output")
@@ -93,7 +93,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
         if args.output:
             suffix = ".json" if fmts[0].startswith("json") else ".txt"
             compare.write_each(texts, args.output, suffix)
-        print(compare.format_table(compare.rows(reports)))
+        print(compare.table_text(reports))
     elif args.output:
         write_atomically(args.output, text, "--output")
     else:

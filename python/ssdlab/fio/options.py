@@ -114,8 +114,7 @@ NO_EFFECT: dict[str, str] = {
         "verify_dump", "verify_write_sequence", "verify_state_save", "verify_state_load",
     ), _VERIFY),
     **dict.fromkeys((
-        "write_lat_log", "write_bw_log", "write_iops_log", "write_hist_log", "log_avg_msec",
-        "log_hist_msec", "log_offset", "per_job_logs", "disable_lat", "disable_clat",
+        "disable_lat", "disable_clat",
         "disable_slat", "disable_bw_measurement", "clat_percentiles", "lat_percentiles",
         "slat_percentiles", "block_error_percentiles", "description", "stats", "unit_base",
     ), _LOG),
@@ -198,6 +197,15 @@ SIMULATED: dict[str, str] = {
     "replay_time_scale": "replays the log's timing scaled",
     "write_iolog": "writes the I/Os each clone issued, with their simulated issue times, as a "
     "fio iolog v3 file",
+    "write_lat_log": "fio's NAME_lat/clat/slat.X.log of the simulated latencies (ns)",
+    "write_bw_log": "fio's NAME_bw.X.log of the simulated bandwidth (KiB/s)",
+    "write_iops_log": "fio's NAME_iops.X.log of the simulated IOPS",
+    "write_hist_log": "fio's NAME_clat_hist.X.log: completion-latency histograms per "
+    "log_hist_msec window",
+    "log_avg_msec": "averages the logs over windows of this many ms (0: one entry per I/O)",
+    "log_hist_msec": "the window of write_hist_log's histograms (0: no entries, as fio)",
+    "log_offset": "adds each I/O's offset to per-I/O log entries",
+    "per_job_logs": "0: jobs sharing a log name write one file",
     "fill_device": "size = the rest of the drive from offset; the job writes it once",
     "fsync": "an NVMe Flush after every N writes, once the job's I/Os in flight have "
     "completed; it completes when the buffered data is programmed",
@@ -313,6 +321,9 @@ class Job:
     ss: dict[str, Any] | None = None  # steady-state detection: kind, limit, pct, dur, ramp
     latency_target: dict[str, Any] | None = None  # target_ns, window_ns, percentile
     write_iolog: str | None = None
+    # fio's write_{lat,bw,iops,hist}_log: {"lat"|"bw"|"iops"|"hist": name or "" (the
+    # job's name), "avg_msec", "hist_msec", "offset", "per_job"} (fio/logs.py)
+    logs: dict[str, Any] | None = None
     flow: int = 0  # weight in its flow group (0: not flow-controlled)
     flow_id: int = 0
 
@@ -514,6 +525,8 @@ def _job(
     lt_where = sec.where
     iolog_out = None
     iolog_where = sec.where
+    logs: dict[str, Any] = {}
+    log_opts = {"avg_msec": 0, "hist_msec": 0, "offset": False, "per_job": True}
     flow = flow_id = 0
     bsrange_where = None
 
@@ -740,6 +753,14 @@ def _job(
         elif n == "write_iolog":
             iolog_out = v.strip()
             iolog_where = w
+        elif n in ("write_lat_log", "write_bw_log", "write_iops_log", "write_hist_log"):
+            logs[n.split("_")[1]] = (v or "").strip()
+        elif n in ("log_avg_msec", "log_hist_msec"):
+            log_opts[n[4:]] = parse_int(v, w, n, 0, 86_400_000)
+        elif n == "log_offset":
+            log_opts["offset"] = parse_bool(v, w, n)
+        elif n == "per_job_logs":
+            log_opts["per_job"] = parse_bool(v, w, n)
         elif n in ("runtime", "timeout"):
             spec["runtime"] = f"{parse_time_ns(v, w, n)}ns"
         elif n == "time_based":
@@ -868,6 +889,9 @@ def _job(
                 f"{iolog_where}: write_iolog: not with read_iolog (the log replayed is the log)"
             )
         spec["log_ios"] = True
+    if logs:
+        logs.update(log_opts)
+        spec["log_completions"] = True
     if verify and do_verify and "write" in spec.get("rw", "read") and "_trace" not in spec:
         spec["verify_readback"] = True  # fio reads back what the job wrote
     if "_trace" in spec and ("fsync" in spec or "end_fsync" in spec):
@@ -901,6 +925,7 @@ def _job(
         ss=ss_job,
         latency_target=lt or None,
         write_iolog=iolog_out,
+        logs=logs or None,
         flow=flow,
         flow_id=flow_id,
     )

@@ -209,7 +209,8 @@ def to_normal(doc: dict, jobfile) -> str:
             f"ioengine=ssdlab, iodepth={s.get('iodepth', 1)}"
         )
     out.append("fio-3.33 (ssdlab simulation)")
-    out.append(f"Starting {sum(int(j.spec.get('numjobs', 1)) for j in jobfile.jobs)} process")
+    n = sum(int(j.spec.get("numjobs", 1)) for j in jobfile.jobs)
+    out.append(f"Starting {n} process{'es' if n > 1 else ''}")  # as fio's backend.c
     out.append("")
     grouped = any(job.group_reporting for job in jobfile.jobs)
     capped = doc.get("ssdlab", {}).get("capped_at_ios", {})

@@ -19,6 +19,8 @@ work on a run's results.
   stopping there), with fio's message and error 5.
 - ``exitall``: when the first job ends, the others end then (run again stopping there) and
   later phases never start (reported with no I/O).
+- ``write_lat_log``, ``write_bw_log``, ``write_iops_log``, ``write_hist_log``: fio's
+  log files from every measured I/O's completion (``fio/logs.py``).
 - ``write_iolog``: the commands each clone issued, with their simulated issue times, as
   a fio iolog version 3 (microseconds since the job started; flushes as ``sync``).
 
@@ -125,8 +127,13 @@ def simulate(
     for ji, job in enumerate(jf.jobs):
         if job.write_iolog:
             _write_iolog(job, ji, owners, data)
+    if any(job.logs for job in jf.jobs):
+        from ssdlab.fio.logs import write_logs
+
+        notes["logs_written"] = write_logs(jf, owners, data)
     for r in data["jobs"]:
         r.pop("iolog", None)
+        r.pop("completions", None)
     return Simulated(data, owners, notes)
 
 

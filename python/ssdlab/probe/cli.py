@@ -19,12 +19,12 @@ def parse_size(text: str, flag: str) -> int:
     """8K, 2048KiB, 512M, 4096 (bytes); binary multiples, as the paper's KB/MB."""
     m = _SIZE.match(text)
     if not m:
-        from ssdlab.cli import UsageError
+        from ssdlab.cliutil import UsageError
 
         raise UsageError(f"{flag}: '{text}' is not a size (e.g. 8K, 2048KiB, 512M)")
     mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
     if len(m.group(1)) > 30 or int(m.group(1)) * mult >= 1 << 64:
-        from ssdlab.cli import UsageError
+        from ssdlab.cliutil import UsageError
         from ssdlab.outputs import shown
 
         raise UsageError(
@@ -133,7 +133,7 @@ def _params(args):
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from ssdlab.cli import UsageError
+    from ssdlab.cliutil import UsageError
     from ssdlab.probe import PROBES, ProbeError, run_probes
     from ssdlab.probe.output import write_results
 
@@ -192,7 +192,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         print(json.dumps(res.to_dict(), indent=2))
         return 0
     if args.json:
-        from ssdlab.cli import write_atomically
+        from ssdlab.cliutil import write_atomically
 
         write_atomically(args.json, json.dumps(res.to_dict(), indent=2) + "\n", "--json")
     print(res.summary())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ssdlab.cli import write_atomically
+from ssdlab.cliutil import write_atomically
 from ssdlab.studies.common import plot, write_csv
 
 COLUMNS = {

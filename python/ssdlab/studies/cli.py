@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 from ssdlab.studies import seed000
 
 STUDIES = (

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ssdlab.cli import UsageError, write_atomically
+from ssdlab.cliutil import UsageError, write_atomically
 
 
 def kib(n: int) -> str:

@@ -131,9 +131,11 @@ def run_study(out_dir: Path, device: str = "dram-ssd", quick: bool = False, seed
                 for s in STATES
             ]
             ax.bar(STATES, vals, color=["#4c72b0", "#dd8452", "#c44e52"])
-            ax.set_title(name, fontsize=9)
-            ax.set_ylabel("MB/s" if seq else "KIOPS")
-        fig.suptitle(f"{device}: normal / sustain / aging")
+            ax.set_title(name, fontsize=11)
+            ax.set_ylabel("MB/s" if seq else "KIOPS", fontsize=11)
+            ax.tick_params(labelsize=10)
+        fig.suptitle(f"Samsung, FMS 2023: drive states normal / sustain / aging, {device}",
+                     fontsize=14)  # fmt: skip
         fig.tight_layout()
         return fig
 

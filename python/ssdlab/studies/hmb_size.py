@@ -135,16 +135,19 @@ COLORS = {"max": "#1f77b4", "half": "#ff7f0e", "min": "#7f7f7f"}
 
 
 def _draw(plt, wl: str, m: s.Matrix, res: dict):
-    """Per state: Max / Half / Min bars per queue count, Half and Min % on a second axis."""
+    """Per state: Max / Half / Min bars per queue count, Half and Min % on a second axis;
+    one performance scale and one % scale (at least +-10 %) for every panel."""
     nd, ns = len(m.densities), len(m.states)
-    fig, axes = plt.subplots(nd, ns, figsize=(4.6 * ns, 3.6 * nd), squeeze=False)
+    fig, axes = plt.subplots(nd, ns, figsize=(max(8.0, 4.2 * ns), 1.2 + 3.6 * nd), squeeze=False)
     x = list(range(len(m.queues)))
     legend = {}
+    twins = []
     w = 0.27
     for r, density in enumerate(m.densities):
         for c, state in enumerate(m.states):
             ax = axes[r][c]
             ax2 = ax.twinx()
+            twins.append(ax2)
             for j, hmb in enumerate(HMB_SIZES):
                 vals = [res[(density, state, wl, q, hmb)] for q in m.queues]
                 ax.bar([i + (j - 1) * w for i in x], vals, w, color=COLORS[hmb], label=hmb)
@@ -159,14 +162,16 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
                     )
             ax.set_xticks(x)
             ax.set_xticklabels([s.qlabel(q) for q in m.queues])
-            ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
-            ax2.set_ylabel("% vs Max HMB")
-            ax.set_title(f"{density} density, {state}", fontsize=9)
-            s.pct_axis(ax2)
+            if c == 0:
+                ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
+            if c == ns - 1:
+                ax2.set_ylabel("% vs Max HMB", fontsize=11)
+            ax.set_title(f"{density} density, {state}")
             for a in (ax, ax2):
                 for h, label in zip(*a.get_legend_handles_labels()):
                     legend.setdefault(label, h)
-    fig.suptitle(f"{wl}: Max / Half / Min HMB by number of queues (seed 000)")
-    fig.legend(legend.values(), legend.keys(), fontsize=8, loc="lower center", ncol=len(legend))
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    s.pct_axes(twins)
+    s.slide(fig, list(axes.flat), f"Max / Half / Min HMB, {wl}, by number of queues")
+    fig.legend(legend.values(), legend.keys(), fontsize=11, loc="lower center", ncol=len(legend))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig

@@ -126,11 +126,13 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
 
 def _draw(plt, wl: str, m: s.Matrix, res: dict):
     """Seed-style figure: per state, HMB and DRAM bars per queue count, % diff on a second
-    axis (ssdlab's line, the seed's markers)."""
+    axis (ssdlab's line, the seed's markers). Sized for a slide: one performance scale and
+    one % scale (at least +-10 %) for every panel, the study named by authors and venue."""
     nd, ns = len(m.densities), len(m.states)
-    fig, axes = plt.subplots(nd, ns, figsize=(4.6 * ns, 3.6 * nd), squeeze=False)
+    fig, axes = plt.subplots(nd, ns, figsize=(max(8.0, 4.2 * ns), 1.2 + 3.6 * nd), squeeze=False)
     x = list(range(len(m.queues)))
     legend = {}
+    twins = []
     w = 0.38
     for r, density in enumerate(m.densities):
         for c, state in enumerate(m.states):
@@ -142,13 +144,15 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
             ax.bar([i + w / 2 for i in x], dram, w, label="DRAM", color="#1f77b4")
             ax.set_xticks(x)
             ax.set_xticklabels([s.qlabel(q) for q in m.queues])
-            ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
-            ax.set_title(f"{density} density, {state}", fontsize=9)
+            if c == 0:
+                ax.set_ylabel(f"Performance ({s.unit_of(wl)})")
+            ax.set_title(f"{density} density, {state}")
             ax2 = ax.twinx()
+            twins.append(ax2)
             diffs = [s.pct(d, h) for d, h in zip(dram, hmb)]
             ax2.plot(x, diffs, color="#d62728", marker="o", label="ssdlab % diff")
             for i, v in zip(x, diffs):
-                ax2.annotate(f"{v:.1f}%", (i, v), fontsize=6, ha="center", va="bottom")
+                ax2.annotate(f"{v:.1f}%", (i, v), fontsize=8, ha="center", va="bottom")
             seeds = [(i, seed_diff(*k)) for i, k in enumerate(ks)]
             seeds = [(i, v) for i, v in seeds if v is not None]
             if seeds:
@@ -157,15 +161,17 @@ def _draw(plt, wl: str, m: s.Matrix, res: dict):
                     [v for _, v in seeds],
                     linestyle="none",
                     marker="x",
+                    markersize=8,
                     color="#2ca02c",
                     label="seed % diff",
                 )
-            ax2.set_ylabel("% diff (DRAM over HMB)")
-            s.pct_axis(ax2)
+            if c == ns - 1:
+                ax2.set_ylabel("% diff (DRAM over HMB)", fontsize=11)
             for a in (ax, ax2):
                 for h, label in zip(*a.get_legend_handles_labels()):
                     legend.setdefault(label, h)
-    fig.suptitle(f"{wl}: HMB vs DRAM by number of queues (seed 000)")
-    fig.legend(legend.values(), legend.keys(), fontsize=8, loc="lower center", ncol=len(legend))
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    s.pct_axes(twins)
+    s.slide(fig, list(axes.flat), f"HMB vs DRAM, {wl}, by number of queues")
+    fig.legend(legend.values(), legend.keys(), fontsize=11, loc="lower center", ncol=len(legend))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig

@@ -245,7 +245,7 @@ def run_study(
         a.set_xlabel("map cache")
         a.set_ylabel("4K random read IOPS")
         a.legend()
-        a.set_title("Map cache size (seed 004)")
+        a.set_title("C. Kim (SK hynix): map cache size")
         b.bar([f"{s}K" for s in SEGMENTS], [res[(8, s)]["iops"] for s in SEGMENTS])
         b.plot([f"{s}K" for s in SEGMENTS], SEED_SEG["iops"], "k--o", label="seed")
         b.set_xlabel("map segment (8K cache)")

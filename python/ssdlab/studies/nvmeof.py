@@ -351,7 +351,7 @@ def _plots(out_dir: Path, res: dict, counts: list[int]) -> bool:
             )
         ax.set_xticks(list(xs), labels)
         ax.set_ylabel("mean latency (us)")
-        ax.set_title("Seed 001: latency, local vs NVMe-oF (1 drive)")
+        ax.set_title("Samsung, FMS (NVMe-oF): latency, local vs NVMe-oF (1 drive)")
         ax.legend()
         return fig
 
@@ -385,7 +385,7 @@ def _plots(out_dir: Path, res: dict, counts: list[int]) -> bool:
         b.set_ylabel("mean latency (us)")
         b.set_ylim(bottom=0)
         b.legend()
-        fig.suptitle("Seed 001: IOPS and latency vs drives")
+        fig.suptitle("Samsung, FMS (NVMe-oF): IOPS and latency vs drives")
         return fig
 
     def perf24(plt):
@@ -433,7 +433,7 @@ def _plots(out_dir: Path, res: dict, counts: list[int]) -> bool:
         b.set_ylabel("GB/s (128K sequential, QD32)")
         a.legend()
         b.legend()
-        fig.suptitle("Seed 001: 24 drives, local vs remote")
+        fig.suptitle("Samsung, FMS (NVMe-oF): 24 drives, local vs remote")
         return fig
 
     return all(

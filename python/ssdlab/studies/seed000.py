@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab import api
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 from ssdlab.studies import seed000_data as seed
 from ssdlab.studies.common import plot, run_points
 from ssdlab.workloads import WORKLOADS as NAMED
@@ -700,10 +700,36 @@ def fmt_pct(v: float | None) -> str:
 
 def pct_axis(ax) -> None:
     """A % axis that includes 0, so that a flat line looks flat."""
-    lo, hi = ax.get_ylim()
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
-    pad = (hi - lo) * 0.08 or 1.0
-    ax.set_ylim(lo - pad, hi + pad)
+    pct_axes([ax])
+
+
+# The study's name on its figures: its authors and venue (docs/references.md).
+STUDY = "Samsung, FMS 2023"
+# A % diff axis spans at least -PCT_MIN..+PCT_MIN, so that differences of a few tenths
+# of a percent (noise) are drawn flat instead of filling the axis.
+PCT_MIN = 10.0
+
+
+def pct_axes(axes) -> None:
+    """One % range for every panel of a figure: 0 included, at least +-PCT_MIN %."""
+    lims = [a.get_ylim() for a in axes]
+    lo = min([0.0, -PCT_MIN] + [lo for lo, _ in lims])
+    hi = max([0.0, PCT_MIN] + [hi for _, hi in lims])
+    pad = (hi - lo) * 0.08
+    for a in axes:
+        a.set_ylim(lo - pad, hi + pad)
+
+
+def slide(fig, axes, title: str) -> None:
+    """A figure sized and lettered for a slide: one y-scale for its bar panels (the
+    largest), the study named by authors and venue, readable labels."""
+    top = max(a.get_ylim()[1] for a in axes)
+    for a in axes:
+        a.set_ylim(0, top)
+        a.tick_params(labelsize=10)
+        a.title.set_fontsize(12)
+        a.yaxis.label.set_fontsize(11)
+    fig.suptitle(f"{STUDY}: {title}", fontsize=15)
 
 
 def fmt_bytes(n: int) -> str:

@@ -80,7 +80,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ssdlab import api, outputs
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 
 TOLERANCE = 0.15  # a row is "within" when model / public is in [0.85, 1.15]
 VERDICTS = ("within", "outside", "not published", "not run")

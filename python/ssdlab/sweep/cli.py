@@ -13,7 +13,7 @@ import csv
 import sys
 from pathlib import Path
 
-from ssdlab.cli import UsageError
+from ssdlab.cliutil import UsageError
 
 USAGE = """\
 ssdlab sweep GRID.toml [--out DIR] [--workers N] [--processes | --scheduler tcp://HOST:PORT]
@@ -168,7 +168,11 @@ def _run_grid(args: argparse.Namespace) -> int:
         close()
     failed = int((df["status"] != "ok").sum())
     if not args.quiet:
-        print(f"{len(df)} points: {len(df) - failed} ok, {failed} failed -> {out}")
+        skipped, ran = df.attrs.get("skipped", 0), df.attrs.get("ran", len(df))
+        print(
+            f"{len(df)} points: {ran} run now, {skipped} skipped (already in {out}); "
+            f"{len(df) - failed} ok, {failed} failed -> {out}"
+        )
         for err in df.loc[df["status"] != "ok", "error"].head(3):
             print(f"  failed: {err}")
     return 1 if failed else 0

@@ -19,14 +19,17 @@ A point whose prepared drive no other point (still to run) shares runs without t
 so such points run in parallel rather than one drive at a time.
 
 On threads of this process (the default pool, or a ``ThreadPoolExecutor`` given) each
-point's row is written as soon as the point finishes; from another executor, when its
-chunk comes back. Ctrl-C stops a sweep within about a
-second: no chunk is started, the runs in progress stop (the core checks every 50 ms and
-drops them), every finished point is kept, and KeyboardInterrupt is raised; the same
-call (or command) again resumes with the points not yet run.
+point's row is written as soon as the point finishes; another executor runs one point
+per task (``REMOTE_CHUNK``), so its rows too are written point by point as they come
+back. The frame returned says how many points were found finished and skipped and how
+many were run (``df.attrs["skipped"]``, ``df.attrs["ran"]``; the CLI prints them).
+Ctrl-C stops a sweep within about a second: no chunk is started, the runs in progress
+stop (the core checks every 50 ms and drops them), every finished point is kept, and
+KeyboardInterrupt is raised; the same call (or command) again resumes with the points
+not yet run.
 
-Simplifications: from another executor, a kill loses the chunks in flight (they are
-rerun); chunks of one group are capped at ``MAX_CHUNK``.
+Simplifications: from another executor, a kill loses the points in flight (they are
+rerun); local chunks of one group are capped at ``MAX_CHUNK``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ from ssdlab.sweep.worker import flatten, run_chunk
 
 POINT_KEYS = ("device", "workload", "state", "seed", "set", "queues", "params")
 MAX_CHUNK = 8
+# On another executor (processes, Dask) a chunk's rows come back when it ends: one
+# point per task, so each point is written as soon as it finishes (a worker keeps its
+# prepared drive for the next point of the same group).
+REMOTE_CHUNK = 1
 STOP_WAIT_S = 5.0  # after Ctrl-C: how long interrupted worker processes may take to answer
 
 
@@ -89,14 +96,14 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
         if j["run_id"] not in done or (retry_failed and done[j["run_id"]] == "failed")
     ]
     n_workers = workers or _executor_workers(executor) or os.cpu_count() or 1
-    chunks = make_chunks(todo, n_workers)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
     own = executor is None
     # Chunks on threads of this process (ours or the caller's thread pool): rows written
     # as each point finishes, and Ctrl-C reaches their runs through the core's cancel flag.
     local = own or isinstance(executor, ThreadPoolExecutor)
+    chunks = make_chunks(todo, n_workers, MAX_CHUNK if local else REMOTE_CHUNK)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
     pool = executor or ThreadPoolExecutor(max_workers=n_workers)
     written: set[str] = set()
     lock = threading.Lock()
@@ -141,7 +148,11 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     order = {j["run_id"]: i for i, j in enumerate(jobs)}
     df = df[df["run_id"].isin(order)]
     df = df.assign(_order=df["run_id"].map(order)).sort_values("_order")
-    return df.drop(columns="_order").reset_index(drop=True)
+    df = df.drop(columns="_order").reset_index(drop=True)
+    # What this call did: points found finished in ``out`` (skipped) and points run.
+    df.attrs["skipped"] = len(jobs) - len(todo)
+    df.attrs["ran"] = len(todo)
+    return df
 
 
 def _stop(futures: list, local: bool, keep, executor=None, token=None) -> None:
@@ -234,8 +245,11 @@ def _executor_workers(executor: Executor | None) -> int | None:
     return n if isinstance(n, int) and n > 0 else None
 
 
-def make_chunks(jobs: list[dict], workers: int) -> list[tuple[str, list[dict]]]:
-    """Jobs grouped by prepared drive, each group cut so that all workers have work."""
+def make_chunks(
+    jobs: list[dict], workers: int, max_chunk: int = MAX_CHUNK
+) -> list[tuple[str, list[dict]]]:
+    """Jobs grouped by prepared drive, each group cut so that all workers have work
+    (chunks of at most ``max_chunk`` points)."""
     groups: dict[str, list[dict]] = {}
     for j in jobs:
         groups.setdefault(j["prep_key"], []).append(j)
@@ -244,7 +258,7 @@ def make_chunks(jobs: list[dict], workers: int) -> list[tuple[str, list[dict]]]:
     per_group = max(1, math.ceil(workers / len(groups)))
     chunks = []
     for key, items in groups.items():
-        size = max(1, min(MAX_CHUNK, math.ceil(len(items) / per_group)))
+        size = max(1, min(max_chunk, math.ceil(len(items) / per_group)))
         for i in range(0, len(items), size):
             chunk = [
                 {"run_id": j["run_id"], "kwargs": j["kwargs"], "params": j["params"]}

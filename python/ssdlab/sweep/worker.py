@@ -24,6 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ssdlab.schema import latency_columns
+
 DIRECTIONS = ("read", "write", "trim")
 
 
@@ -106,7 +108,7 @@ def run_chunk(
     finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
     of the points before it are returned, the stopped one and the rest are left to a
     rerun. ``token`` names the sweep, for ``cancel_sweep``."""
-    from ssdlab import __version__
+    from ssdlab._core import __version__
 
     global _IN_CHUNK
     rows = []
@@ -191,10 +193,9 @@ def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:
             # IOPS per 500 ms window after ramp_time ([[t_ms, iops], ...] as JSON text), so
             # that a study can tell from the stored row whether the rate had settled.
             row[f"{direction}_iops_log"] = json.dumps(s["iops_log"])
-        for key in ("mean", "min", "max", "stddev"):
-            row[f"{direction}_lat_{key}_ns"] = lat.get(key)
-        for p, v in (lat.get("percentile") or {}).items():
-            row[f"{direction}_lat_p{float(p):g}_ns".replace(".", "_")] = v
+        row[f"{direction}_mb_per_s"] = None if s.get("bw_bytes") is None else s["bw_bytes"] / 1e6
+        # read_lat_p99_us, ... and the deprecated read_lat_p99_ns, ... (ssdlab.schema)
+        row.update(latency_columns(lat if s else None, "lat", f"{direction}_", old="underscore"))
     dev = d.get("device") or {}
     ftl = dev.get("ftl") or {}
     row["waf"] = ftl.get("waf")

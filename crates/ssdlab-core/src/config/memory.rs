@@ -192,7 +192,8 @@ pub struct MapConfig {
     /// Memory holding the map (or its cache): sram, dram or hmb.
     #[serde(default = "default_tier")]
     pub tier: MapTier,
-    /// Map cache capacity in the tier; "all" keeps the whole map resident (a DRAM drive).
+    /// Map cache capacity in the tier; "all" is all the tier holds: the whole map in DRAM
+    /// or SRAM (a DRAM drive), as much of it as the HMB grant holds in an HMB.
     #[serde(default = "default_cache")]
     pub cache: CacheSize,
     /// Map segment: the unit loaded from NAND, cached and written back (512B..64KiB).

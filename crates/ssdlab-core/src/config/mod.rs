@@ -514,6 +514,28 @@ mod tests {
     }
 
     #[test]
+    fn a_large_slc_area_on_top_of_the_capacity_is_said_loudly() {
+        // Issue 29 item 4: a 1 TB DRAM-less drive given its 300 GB dynamic SLC cache.
+        let text = presets::device_toml("seed000-hmb-1tb")
+            .unwrap()
+            .replace("[nand]", "[nand]\ncapacity = \"1TB\"")
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("blocks_per_plane"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let spec = DeviceSpec::Toml {
+            origin: "user.toml".into(),
+            text,
+        };
+        let sets = ["slc.size=300GB".into(), "slc.min_size=6GB".into()];
+        let d = load_device(&spec, &sets).unwrap();
+        let w = d.warnings().join("\n");
+        assert!(w.contains("slc.size") && w.contains("ON TOP"), "{w}");
+        assert!(w.contains("dynamic SLC area (300 GB)"), "{w}");
+        assert!(d.raw_bytes() > 19 * d.capacity_bytes() / 10, "{w}");
+    }
+
+    #[test]
     fn fio_times_default_to_seconds() {
         let cap = 1 << 30;
         let w = load_workload(r#"{"runtime": 1, "ramp_time": "0.5"}"#, &[], cap).unwrap();

@@ -4,9 +4,12 @@
 //!
 //! The ranges are deliberately wide (datasheet and ISSCC figures for 2D and 3D NAND of
 //! each cell type, PCIe link latencies of a few hundred ns); they flag unit mistakes, not
-//! aggressive designs, and never stop a run.
+//! aggressive designs, and never stop a run. One more check is about the model, not a
+//! slip: an SLC area whose blocks add much raw NAND on top of the capacity (a real drive's
+//! dynamic SLC cache lives in its native blocks; ssdlab keeps SLC blocks apart).
 
 use super::device::{CellType, DeviceConfig, PerPageType};
+use super::memory::SlcMode;
 
 const US: u64 = 1_000;
 const MS: u64 = 1_000_000;
@@ -46,6 +49,43 @@ fn each(t: &PerPageType) -> Vec<u64> {
         PerPageType::One(d) => vec![d.ns()],
         PerPageType::PerType(v) => v.iter().map(|d| d.ns()).collect(),
     }
+}
+
+/// The SLC area's blocks are kept apart from the native blocks that hold the
+/// capacity, so a large SLC area (a real drive's dynamic cache, carved from those same
+/// native blocks) adds raw NAND the drive does not have. Said when the SLC area's raw
+/// NAND is more than a quarter of the user capacity (the presets' 6-42 GB areas are
+/// 3-13 %).
+fn slc_on_top(dev: &DeviceConfig, out: &mut Vec<String>) {
+    let slc_blocks = dev.slc_blocks_per_die() as u64;
+    let cap = dev.capacity_bytes();
+    if slc_blocks == 0 || cap == 0 {
+        return;
+    }
+    let raw = dev.raw_bytes();
+    let slc_raw = raw / dev.nand.blocks_per_plane.max(1) as u64 * slc_blocks;
+    if slc_raw * 4 <= cap {
+        return;
+    }
+    let gb = |b: u64| format!("{:.0} GB", b as f64 / 1e9);
+    let mode = match dev.slc.mode {
+        SlcMode::Dynamic => "dynamic ",
+        SlcMode::Static => "",
+    };
+    out.push(format!(
+        "slc.size: the {mode}SLC area ({}) takes {} of raw NAND ({slc_blocks} blocks per die) \
+         ON TOP of the {} that hold the {} capacity: {} raw in all, {:.2}x the capacity. \
+         ssdlab keeps SLC blocks apart from the native ones; a real drive carves its dynamic \
+         SLC area from the same native blocks. To describe a real drive, give slc.size the \
+         SLC area the drive keeps apart (often its static part, a few GB) or accept the extra \
+         raw NAND knowingly (docs/config.md, 'Describing a real drive')",
+        gb(dev.slc.size.bytes()),
+        gb(slc_raw),
+        gb(raw - slc_raw),
+        gb(cap),
+        gb(raw),
+        raw as f64 / cap as f64,
+    ));
 }
 
 impl DeviceConfig {
@@ -90,6 +130,7 @@ fn warnings(dev: &DeviceConfig) -> Vec<String> {
             "SLC-mode tPROG",
         );
     }
+    slc_on_top(dev, &mut out);
     let rate = n.channel_rate.0;
     if !(10.0..=4800.0).contains(&rate) {
         out.push(format!(

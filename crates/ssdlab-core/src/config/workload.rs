@@ -221,6 +221,12 @@ pub struct WorkloadConfig {
     /// 3 flush, offset, length]), for fio's `write_iolog`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub log_ios: bool,
+    /// Keep every measured I/O's completion (the report's `completions` per job:
+    /// [ns since the job's measurement started, 0 read | 1 write | 2 trim, length,
+    /// offset, slat ns, clat ns]), for fio's `write_lat_log`, `write_bw_log`,
+    /// `write_iops_log` and `write_hist_log` (48 bytes per I/O).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub log_completions: bool,
     /// Replay a block trace instead of generating I/O (rw, bs and the stop rules
     /// other than the trace's own do not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]

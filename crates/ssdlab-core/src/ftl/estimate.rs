@@ -27,7 +27,9 @@
 //!   amplification 1 / (2 x over-provisioning) once the free units are used, and a 2x
 //!   margin; or its pacing by `rate_iops`, `thinktime`, `host_cpu_per_io` or a timed
 //!   trace's arrivals), at
-//!   most one window per I/O.
+//!   most one window per I/O;
+//! - fio's per-I/O logs when a job keeps them (`log_completions`): `COMPLETION_BYTES`
+//!   per I/O it issues.
 //!
 //! Measured against the peak resident set on the presets (tests/test_memory_estimate.py,
 //! docs/reliability.md): within 2x either way. Left out: what grows with a workload's
@@ -220,6 +222,10 @@ fn job_stores(w: &WorkloadConfig, capacity: u64, unit: u64) -> Option<JobStores>
 
 /// I/Os job `w` issues (each clone) when its runtime does not bound it: `number_ios`,
 /// else `io_size` or one pass of its span in blocks of `bs`; a trace's requests.
+/// One completion record of `log_completions` (six u64) and its six numbers in the
+/// report's JSON tree, per I/O.
+const COMPLETION_BYTES: u64 = 48 + 6 * 40 + 32;
+
 fn job_ios(w: &WorkloadConfig, capacity: u64) -> u64 {
     if let Some(t) = &w.trace_stats {
         let max = w.trace.as_ref().and_then(|c| c.max_requests);
@@ -477,9 +483,16 @@ pub fn estimate(
                 Some(r) => (r.ns() + w.ramp_time.ns()) / BW_WINDOW_NS + 1,
                 None => (busy_ns / BW_WINDOW_NS + 1).min(job_ios(w, capacity).max(1)),
             };
+            // fio's per-I/O logs (`log_completions`): a record and its JSON per I/O.
+            let per_io = if w.log_completions {
+                job_ios(w, capacity).saturating_mul(COMPLETION_BYTES)
+            } else {
+                0
+            };
             windows
-                .saturating_mul(u64::from(w.numjobs.max(1)))
                 .saturating_mul(LOG_WINDOW_BYTES)
+                .saturating_add(per_io)
+                .saturating_mul(u64::from(w.numjobs.max(1)))
         })
         .fold(0u64, u64::saturating_add);
     MemoryEstimate {

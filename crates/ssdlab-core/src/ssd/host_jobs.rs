@@ -45,6 +45,9 @@ pub(super) struct Job {
     /// Every command issued: [ns since its group started, kind (3: flush), offset,
     /// length] (`log_ios`).
     pub(super) iolog: Option<Vec<[u64; 4]>>,
+    /// Every measured completion: [ns since measurement started, kind, length,
+    /// offset, slat, clat] (`log_completions`).
+    pub(super) completions: Option<Vec<[u64; 6]>>,
 }
 
 /// fio's verify pass: the blocks a job wrote, read back once its writes are done.
@@ -323,6 +326,7 @@ impl Ssd {
                 rb.writes.dedup_by_key(|&mut (o, _)| o);
             }
             rb.next = Some(0);
+            j.stats.verify_from_ns = now.max(1);
         }
         if over {
             rb.next = Some(rb.writes.len()); // the runtime also ends the verify pass
@@ -434,6 +438,10 @@ impl Ssd {
             j.stats.slat[d].record(c.fetch_ns - c.submit_ns);
             j.stats.clat[d].record(now - c.fetch_ns);
             j.stats.samplers[d].record(now - j.measure_from, c.len, now - c.submit_ns);
+            if let Some(log) = &mut j.completions {
+                let (slat, clat) = (c.fetch_ns - c.submit_ns, now - c.fetch_ns);
+                log.push([now - j.measure_from, d as u64, c.len, c.offset, slat, clat]);
+            }
         }
         self.cmds.remove(cmd);
         if let Some(next) = self.nvme.complete(c.sq) {

@@ -289,6 +289,7 @@ impl Ssd {
                     sync: host_jobs::JobSync::new(w.fsync, w.end_fsync),
                     readback: host_jobs::Readback::new(w.verify_readback),
                     iolog: w.log_ios.then(Vec::new),
+                    completions: w.log_completions.then(Vec::new),
                 });
             }
         }

@@ -127,9 +127,15 @@ fn frac(num: u64, den: u64) -> f64 {
 /// fio's per-direction blocks of one job (or group): iops, bandwidth, slat, clat
 /// (percentiles and json+ bins), lat, latency buckets, I/O depths.
 pub(crate) fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
+    dirs_json_timed(st, runtime_ns, [runtime_ns; 3])
+}
+
+/// As [`dirs_json`], each direction's IOPS and bandwidth over its own runtime (a
+/// verify job's write and read-back phases).
+fn dirs_json_timed(st: &JobStats, runtime_ns: u64, dir_runtimes: [u64; 3]) -> Value {
     let mut o = json!({});
     for (d, name) in DIRS.iter().enumerate() {
-        let mut v = st.dirs[d].to_json(runtime_ns);
+        let mut v = st.dirs[d].to_json(dir_runtimes[d]);
         v["slat_ns"] = st.slat[d].to_json(false, false);
         if let Value::Object(m) = st.samplers[d].to_json(runtime_ns) {
             for (k, x) in m {
@@ -172,16 +178,23 @@ impl Ssd {
         let mut jobs = Vec::new();
         let mut total = JobStats::default();
         let mut total_runtime = 0;
-        let mut groups: Vec<(u32, JobStats, u64)> = Vec::new();
+        let mut total_dirs = [0u64; 3];
+        let mut groups: Vec<(u32, JobStats, u64, [u64; 3])> = Vec::new();
+        let max3 = |a: [u64; 3], b: [u64; 3]| [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])];
         for j in self.jobs.iter() {
             let rt = j.stats.runtime_ns();
+            let drt = j.stats.dir_runtimes_ns();
             total_runtime = total_runtime.max(rt);
-            let mut o = dirs_json(&j.stats, rt);
+            total_dirs = max3(total_dirs, drt);
+            let mut o = dirs_json_timed(&j.stats, rt, drt);
             o["jobname"] = json!(j.name);
             o["groupid"] = json!(j.group);
             o["job_runtime"] = json!((rt as f64 / 1e6).round() as u64);
             if let Some(log) = &j.iolog {
                 o["iolog"] = json!(log);
+            }
+            if let Some(log) = &j.completions {
+                o["completions"] = json!(log);
             }
             let cfg = &self.job_cfgs[j.cfg as usize];
             if cfg.trace.is_some() {
@@ -198,14 +211,15 @@ impl Ssd {
                 Some(g) => {
                     g.1.merge(&j.stats);
                     g.2 = g.2.max(rt);
+                    g.3 = max3(g.3, drt);
                 }
-                None => groups.push((j.group, j.stats.clone(), rt)),
+                None => groups.push((j.group, j.stats.clone(), rt, drt)),
             }
         }
         let groups: Vec<Value> = groups
             .iter()
-            .map(|(g, st, rt)| {
-                let mut o = dirs_json(st, *rt);
+            .map(|(g, st, rt, drt)| {
+                let mut o = dirs_json_timed(st, *rt, *drt);
                 o["groupid"] = json!(g);
                 o["job_runtime"] = json!((*rt as f64 / 1e6).round() as u64);
                 o
@@ -222,7 +236,7 @@ impl Ssd {
             "jobs": jobs,
             "groups": groups,
         });
-        let all = dirs_json(&total, total_runtime);
+        let all = dirs_json_timed(&total, total_runtime, total_dirs);
         for name in DIRS {
             out[name] = all[name].clone();
         }

@@ -370,11 +370,25 @@ pub struct JobStats {
     pub end_ns: u64,
     /// Flush commands: submission to completion seen by the host (fio's `sync`).
     pub sync: LatStats,
+    /// When a verify job's read-back pass started (0: no read-back): its writes are
+    /// timed up to here and its reads from here, as fio times the two phases.
+    pub verify_from_ns: u64,
 }
 
 impl JobStats {
     pub fn runtime_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns)
+    }
+
+    /// Runtime per direction (read, write, trim): the job's runtime, except for a job
+    /// with a verify pass, whose writes end and whose reads start with that pass.
+    pub fn dir_runtimes_ns(&self) -> [u64; 3] {
+        let rt = self.runtime_ns();
+        if self.verify_from_ns == 0 {
+            return [rt; 3];
+        }
+        let split = self.verify_from_ns.clamp(self.start_ns, self.end_ns);
+        [self.end_ns - split, split - self.start_ns, rt]
     }
 
     /// Count a submission at `depth` outstanding I/Os.
