@@ -142,8 +142,8 @@ impl Ssd {
                     // its time is free, the buffer it would take from the host is not.
                     let v = self.valid_units_of_page(base + p);
                     let ahead = release == Release::Ahead;
-                    if v > 0 && !self.gather_reserve(die, v, ahead) {
-                        no_room = true; // goes on when the pace allows
+                    if v > 0 && !self.gather_reserve(die, v, ahead, free <= urgent) {
+                        no_room = true; // woken when room returns, or by the pace
                         break;
                     }
                 }

@@ -5,13 +5,13 @@
 //! SRAM, the memory that also buffers host writes, and holds it there until the
 //! program that writes it again has ended. Before it reads the pages that fill a
 //! native program stripe (`stripe_units`: a page of every plane, times the pages one
-//! program writes), a die reserves that much buffer room. Each page read takes its
-//! valid units out of the die's reservation; units the host overwrote while the read
-//! was under way give their room back to the reservation; a stripe's units are
-//! released when its program ends; what is left of a reservation when the victim is
-//! done goes back to the buffer. As with `"write-buffer"` staging (from a complete
-//! stripe to the end of its program), GC is never refused room: it takes it when its
-//! pace asks for a read, and host writes wait for what it leaves. An idle die reading
+//! program writes), a die reserves that much buffer room, when it fits: SRAM is finite,
+//! so GC waits for room as host writes do, and gets what the host writes waiting for
+//! room leave (at the urgent floor of free blocks it takes it without asking: GC must
+//! run). Each page read takes its valid units out of the die's reservation; units the
+//! host overwrote while the read was under way give their room back to the
+//! reservation; a stripe's units are released when its program ends; what is left of
+//! a reservation when the victim is done goes back to the buffer. An idle die reading
 //! ahead of its pace uses only room it holds (its time is free, the buffer is not).
 //!
 //! No wait closes a circle: the reads of reserved room are released whatever the GC
@@ -22,8 +22,8 @@
 //! everything buffered is stranded).
 //!
 //! Simplifies: how firmware shares SRAM between host writes and GC is not published;
-//! GC first, as here, is one policy (host writes first, or one queue in arrival order,
-//! move the 980 1 TB's post-cache write from 611 to 1,205 MB/s: docs/map-cache.md);
+//! host writes first, as here, is one policy (GC first, unbounded as `"write-buffer"`
+//! staging is, or one queue in arrival order give other answers: docs/map-cache.md);
 //! translation-page moves are not staged (the map's own SRAM holds them); a page's
 //! copy in the controller is not read by host reads.
 
@@ -37,6 +37,8 @@ pub(crate) struct DieGather {
     /// Units moved into the die's open GC stripe (their reads done), not yet in a
     /// queued program.
     gathered: u32,
+    /// The die waits for buffer room to reserve a stripe.
+    waiting: bool,
 }
 
 /// The gathering state of every die (empty unless `gc_staging = "gather"`).
@@ -46,6 +48,8 @@ pub(crate) struct Gather {
     /// Units one native program writes on a die (the reservation step).
     stripe_units: u32,
     dies: Vec<DieGather>,
+    /// Dies waiting for room, in the order they asked.
+    waiting: Vec<u32>,
 }
 
 impl Gather {
@@ -58,6 +62,7 @@ impl Gather {
             } else {
                 Vec::new()
             },
+            waiting: Vec::new(),
         }
     }
 
@@ -97,23 +102,49 @@ impl Gather {
 }
 
 impl Ssd {
-    /// Room for a GC read of `units` valid units of the die's victim: from its
-    /// reservation, or a new one taken without asking, as for `"write-buffer"`
-    /// staging (GC is never refused room: host writes wait for it instead); false for
-    /// an idle die reading ahead of its pace (`ahead`) that holds too little: it takes
-    /// no new room for that, and goes on when the pace allows.
-    pub(super) fn gather_reserve(&mut self, die: u32, units: u32, ahead: bool) -> bool {
+    /// Room for a GC read of `units` valid units of the die's victim, from its
+    /// reservation or a new one: taken when it fits in the buffer (or everything
+    /// buffered is stranded), without asking at the urgent floor of free blocks
+    /// (`urgent`). False if the die must wait: for room (it is woken after the host
+    /// writes waiting for room, when room returns), or, an idle die reading ahead of
+    /// its pace (`ahead`), until the pace allows (it takes no new room for that).
+    pub(super) fn gather_reserve(
+        &mut self,
+        die: u32,
+        units: u32,
+        ahead: bool,
+        urgent: bool,
+    ) -> bool {
         let d = die as usize;
         if self.gather.dies[d].room < units {
-            if ahead {
+            if ahead && !urgent {
                 return false;
             }
             let step = self.gather.stripe_units.max(units);
-            self.buffer.take(step as u64);
+            if urgent {
+                // GC must run: host writes may hold the room while they wait for the
+                // free blocks only GC can make.
+                self.buffer.take(step as u64);
+            } else if !self.gather_try_take(step) {
+                if !self.gather.dies[d].waiting {
+                    self.gather.dies[d].waiting = true;
+                    self.gather.waiting.push(die);
+                }
+                return false;
+            }
             self.gather.dies[d].room += step;
         }
         self.gather.dies[d].room -= units;
         true
+    }
+
+    /// Take `units` of buffer room for a gathering, if they fit (or everything buffered
+    /// is stranded, as for a host write).
+    fn gather_try_take(&mut self, units: u32) -> bool {
+        let (ftl, gather) = (&self.ftl, &self.gather);
+        self.buffer.try_reserve(units as u64, || {
+            ftl.open_partial_units() + gather.stranded_units()
+        })
     }
 
     /// The die's victim is done: the room it reserved and did not use goes back.
@@ -125,6 +156,28 @@ impl Ssd {
         if room > 0 {
             self.buffer.release(room as u64);
             self.wake_buffer_waiters();
+        }
+    }
+
+    /// Room returned to the buffer and the host writes waiting for it were served:
+    /// the dies waiting to gather try again, in the order they asked.
+    pub(super) fn wake_gather_waiters(&mut self) {
+        if self.gather.waiting.is_empty() {
+            return;
+        }
+        let mut waiting = std::mem::take(&mut self.gather.waiting);
+        for &die in &waiting {
+            self.gather.dies[die as usize].waiting = false;
+        }
+        for &die in &waiting {
+            if self.release_gc(die, false) {
+                self.kick_die(die);
+            }
+        }
+        // Keep the vector's capacity for next time (no allocation once warm).
+        waiting.clear();
+        if self.gather.waiting.is_empty() {
+            self.gather.waiting = waiting;
         }
     }
 }

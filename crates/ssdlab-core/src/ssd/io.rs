@@ -282,6 +282,7 @@ impl Ssd {
             self.buffer.pop_waiter();
             self.pull_write_data(cmd);
         }
+        self.wake_gather_waiters();
     }
 
     /// Write data is in the controller: place it in the FTL and complete. A write
