@@ -75,7 +75,11 @@ def load_jobfile(path: str | os.PathLike, max_ios: int | str | None = "default")
 
     ``max_ios="default"`` caps only jobs bounded by their size (200,000 I/Os; a job
     with a runtime runs its simulated time); a number caps every job; None, none."""
-    return resolve(parse_file(path), max_ios=max_ios)
+    sections = parse_file(path)
+    if not sections:
+        # An empty file (or only comments) said "job file: no job sections", naming no file.
+        raise JobFileError(f"{os.fspath(path)}: no job sections (expected at least one [job])")
+    return resolve(sections, max_ios=max_ios)
 
 
 def run_jobfile(
