@@ -100,3 +100,52 @@ def test_a_query_of_a_huge_result_streams_instead_of_running_out_of_memory(tmp_p
         assert f.readline() == b"range\n"
         f.seek(-9, os.SEEK_END)
         assert f.read() == b"19999999\n"
+
+
+def test_a_system_file_without_drives_is_told_it_needs_one(tmp_path):
+    # Before: with its [[drive]] tables forgotten, a system file was read as a device
+    # file and refused for "fabric: unknown field `fabric`, expected one of name, ...".
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "seed001-remote.toml"
+    text = example.read_text()
+    (tmp_path / "s.toml").write_text(text[: text.index("[[drive]]")])
+    r = ssdlab("run", "--device", "s.toml", "--number_ios", "10", "-q", cwd=tmp_path)
+    refused(r, "s.toml", "[[drive]]")
+
+
+def test_fio_api_errors_are_config_errors(tmp_path):
+    # Before: JobFileError (a plain ValueError) from run_jobfile / load_jobfile, and
+    # json's JSONDecodeError from to_pandas on a broken file, where the API documents
+    # ConfigError for every bad input.
+    import ssdlab
+
+    with pytest.raises(ssdlab.ConfigError, match=r"nope\.fio"):
+        ssdlab.fio.run_jobfile(tmp_path / "nope.fio", device="tiny-test")
+    with pytest.raises(ssdlab.ConfigError, match="is a directory"):
+        ssdlab.fio.load_jobfile(tmp_path)
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(ssdlab.ConfigError, match=r"broken\.json: not fio JSON output"):
+        ssdlab.fio.to_pandas(tmp_path / "broken.json")
+    with pytest.raises(ssdlab.ConfigError, match="not fio JSON output"):
+        ssdlab.fio.to_pandas({"jobs": []})
+    assert issubclass(ssdlab.fio.JobFileError, ValueError)  # as before
+
+
+@pytest.mark.parametrize("kind", ["lat-cdf", "timeline"])
+@pytest.mark.parametrize("source", ["fifo", "/dev/zero"])
+def test_a_plot_of_a_pipe_or_device_is_refused_not_read_forever(tmp_path, kind, source):
+    # Before: a FIFO blocked the open and /dev/zero was read until memory ran out.
+    os.mkfifo(tmp_path / "fifo")
+    r = ssdlab("plot", kind, source, "-o", "p.png", cwd=tmp_path)
+    refused(r, source, "not a regular file")
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_a_sweep_plot_of_a_text_column_is_refused(tmp_path):
+    # Before: text in a y column was drawn as categories, silently.
+    (tmp_path / "r.csv").write_text("iodepth,iops\n1,fast\n2,faster\n")
+    r = ssdlab("plot", "sweep", "r.csv", "--x", "iodepth", "--y", "iops", "-o", "p.png",
+               cwd=tmp_path, timeout=60)  # fmt: skip
+    refused(r, "r.csv", "'iops'", "text")
+    assert not (tmp_path / "p.png").exists()

@@ -56,7 +56,7 @@ def plot_cases() -> list[Case]:
                     f"{kind}:{tag}",
                     cli("plot", kind, *args, "-o", "out/p.png"),
                     "error",
-                    needle=("in.json", "in.csv"),
+                    needle=("in.json", "in.csv", "not a column"),
                     setup=_writer(data),
                     timeout=60,
                     quick=tag == "binary" and kind == "timeline",
@@ -95,7 +95,9 @@ def plot_cases() -> list[Case]:
 
 def probe_cases() -> list[Case]:
     out = []
-    base = ["--quick", "--out", "out/p"]
+    # Sizes small enough for tiny-test (its 24 MiB is below the default probe sizes).
+    base = ["--quick", "--out", "out/p", "--s-cache", "1M", "--s-max", "4M", "--s-min", "64k",
+            "--s-inc", "1M", "--d-max", "16"]
     bad = {
         "target-missing": (["read-cache", "nope.toml"], "nope"),
         "target-etc-passwd": (["read-cache", "/etc/passwd"], "/etc/passwd"),

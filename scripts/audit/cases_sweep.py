@@ -210,7 +210,7 @@ def cases() -> list[Case]:
                 expect,
                 needle=("sweep query",),
                 setup=_with_sweep,
-                timeout=60,
+                timeout=400 if "range(100000000)" in sql else 60,
                 check=_results_unchanged,
                 max_rss_mib=2500,
             )
