@@ -149,3 +149,17 @@ def test_a_sweep_plot_of_a_text_column_is_refused(tmp_path):
                cwd=tmp_path, timeout=60)  # fmt: skip
     refused(r, "r.csv", "'iops'", "text")
     assert not (tmp_path / "p.png").exists()
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "nan", "0"])
+def test_serve_time_scale_must_be_finite(tmp_path, value):
+    # Before: inf and 1e300 overflowed converting to wall nanoseconds (OverflowError).
+    r = ssdlab("serve", "tiny-test", "--socket", "s.sock", "--time-scale", value, cwd=tmp_path)
+    refused(r, "--time-scale")
+
+
+def test_serve_checks_its_stats_file_before_serving(tmp_path):
+    # Before: a --stats that could not be written was found only on exit, after serving.
+    r = ssdlab("serve", "tiny-test", "--socket", "s.sock", "--stats", ".", cwd=tmp_path)
+    refused(r, "--stats")
+    assert not (tmp_path / "s.sock").exists()

@@ -79,7 +79,7 @@ SIGNAL_CMDS = {
         "out/r.json",
         "-q",
     ],
-    "fio": ["fio", "job.fio", "--output", "out/f.json", "--output-format", "json"],
+    "fio": ["fio", "job.fio", "--output", "out/f.json", "--output-format", "json", "--max-ios", "0"],
     "trace": [
         "trace",
         "t.csv",
@@ -87,6 +87,8 @@ SIGNAL_CMDS = {
         "msr",
         "--device",
         "client-tlc-dram",
+        "--state",
+        "steady",
         "--json",
         "out/t.json",
         "-q",
@@ -540,6 +542,8 @@ def serve_signal(signame: str) -> None:
         _stop(p)
         return
     rc, _, err = _finish(p, 30)
+    if signame == "SIGHUP" and rc == -signal.SIGHUP:
+        return  # a hang-up ends it as it ends any program (no --stats), as documented
     if rc not in (0, 130):
         say("WRONG", f"server status {rc} after {signame}: {err[-200:]!r}")
     json.loads(Path("out/stats.json").read_text())
