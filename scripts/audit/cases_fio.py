@@ -79,7 +79,7 @@ SHAPES = {
 
 
 # What fio's --parse-only does not look at either: the jobs' memory, their iolog files.
-RUN_TIME_ONLY = ("numjobs-4096-x3", "iolog-missing", "iolog-dev-zero")
+RUN_TIME_ONLY = ("numjobs-4096-x3", "iolog-missing", "iolog-dev-zero", "iolog-fifo")
 
 
 def _setup(text: bytes):

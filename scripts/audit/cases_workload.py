@@ -51,7 +51,6 @@ BAD_FLAGS = {
         "iometer:4K,100,70",
         "iometer:4K,101,70,100",
         "iometer:0,100,70,100",
-        "w.json",
         "/dev/zero",
         ".",
     ],
