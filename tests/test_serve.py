@@ -247,7 +247,7 @@ def test_tcp_port_on_localhost(tmp_path):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["--time-scale", "0"], "--time-scale: 0.0 must be a number > 0"),
+        (["--time-scale", "0"], "--time-scale: 0.0 is not allowed (a number > 0 and at most"),
         (["--port", "70000"], "--port: 70000 is not a TCP port"),
         (["--backing", "/nonexistent/dir/f"], "--backing /nonexistent/dir/f: cannot open"),
         (["--state", "fresh", "--set", "nand.t_read=fast"], "nand.t_read"),
