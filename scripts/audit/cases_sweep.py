@@ -4,6 +4,7 @@ Parquet files; and careless SQL)."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import subprocess
@@ -116,6 +117,7 @@ CARELESS_SQL = {
 def _sweep_dir() -> Path:
     """One small sweep, made once and copied into each query case's sandbox."""
     d = Path(tempfile.mkdtemp(prefix="ssdlab-audit-sweep-"))
+    atexit.register(shutil.rmtree, d, True)
     (d / "g.toml").write_text(GRID)
     subprocess.run(
         [sys.executable, "-m", "ssdlab", "sweep", str(d / "g.toml"), "--out", str(d / "sw"), "-q"],
