@@ -96,8 +96,21 @@ def plot_cases() -> list[Case]:
 def probe_cases() -> list[Case]:
     out = []
     # Sizes small enough for tiny-test (its 24 MiB is below the default probe sizes).
-    base = ["--quick", "--out", "out/p", "--s-cache", "1M", "--s-max", "4M", "--s-min", "64k",
-            "--s-inc", "1M", "--d-max", "16"]
+    base = [
+        "--quick",
+        "--out",
+        "out/p",
+        "--s-cache",
+        "1M",
+        "--s-max",
+        "4M",
+        "--s-min",
+        "64k",
+        "--s-inc",
+        "1M",
+        "--d-max",
+        "16",
+    ]
     bad = {
         "target-missing": (["read-cache", "nope.toml"], "nope"),
         "target-etc-passwd": (["read-cache", "/etc/passwd"], "/etc/passwd"),

@@ -79,7 +79,16 @@ SIGNAL_CMDS = {
         "out/r.json",
         "-q",
     ],
-    "fio": ["fio", "job.fio", "--output", "out/f.json", "--output-format", "json", "--max-ios", "0"],
+    "fio": [
+        "fio",
+        "job.fio",
+        "--output",
+        "out/f.json",
+        "--output-format",
+        "json",
+        "--max-ios",
+        "0",
+    ],
     "trace": [
         "trace",
         "t.csv",
