@@ -247,7 +247,7 @@ def test_tcp_port_on_localhost(tmp_path):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["--time-scale", "0"], "--time-scale: 0.0 must be a number > 0"),
+        (["--time-scale", "0"], "--time-scale: 0.0 is not allowed (a number > 0 and at most"),
         (["--port", "70000"], "--port: 70000 is not a TCP port"),
         (["--backing", "/nonexistent/dir/f"], "--backing /nonexistent/dir/f: cannot open"),
         (["--state", "fresh", "--set", "nand.t_read=fast"], "nand.t_read"),
@@ -517,16 +517,36 @@ def test_fio_matches_ssdlab_fio_on_the_same_job(tmp_path, iodepth):
     assert got["total_ios"] == want["total_ios"] == 600
     iops, lat = got["iops"] * scale, got["lat_ns"]["mean"] / scale
     late = stats["serve"]["late_pct"]
+    model = want["lat_ns"]["mean"]
+    # What the server's drive simulated for fio's requests: simulated time, so it does
+    # not depend on how busy this machine was (a busy fio sends later, but at QD1 and
+    # QD4 on this drive a read waits for nothing else).
+    served = stats["jobs"][0]["read"]
+    lateness = stats["serve"]["mean_lateness_ns"] / scale  # in simulated ns
     print(
         f"QD{iodepth}: fio {iops:.0f} IOPS, mean {lat:.0f} ns; ssdlab fio {want['iops']:.0f} "
-        f"IOPS, mean {want['lat_ns']['mean']:.0f} ns; late_pct {late:.2f}"
+        f"IOPS, mean {model:.0f} ns; served {served['lat_ns']['mean']:.0f} ns; late_pct "
+        f"{late:.2f}, mean lateness {lateness:.0f} simulated ns"
     )
-    # Replies are never early: fio cannot see a faster drive than the model, late or not.
-    assert lat > 0.9 * want["lat_ns"]["mean"] and iops < 1.1 * want["iops"]
-    if late >= 1.0:
-        pytest.skip(f"the machine did not hold the time: late_pct {late:.2f} % (needs < 1 %)")
-    assert abs(iops / want["iops"] - 1) < 0.10, (iops, want["iops"])
-    assert abs(lat / want["lat_ns"]["mean"] - 1) < 0.10, (lat, want["lat_ns"]["mean"])
+    # Checked however loaded the machine is (issue 31: the test skipped whenever 1 % or
+    # more of the replies were late, so on a busy machine it never ran):
+    # 1. the server simulated exactly fio's requests, as `ssdlab fio` simulates the job;
+    assert served["total_ios"] == 600
+    assert abs(served["lat_ns"]["mean"] / model - 1) < 0.10, (served["lat_ns"]["mean"], model)
+    # 2. replies are never early: fio sees at least what the drive took, plus at least
+    #    most of the lateness the server measured (fio waits for every late reply);
+    assert lat > 0.99 * served["lat_ns"]["mean"] + 0.9 * lateness, (lat, served, lateness)
+    assert iops < 1.1 * want["iops"]
+    # 3. and fio's own figures, which add this machine's time to the drive's, match the
+    #    model within 10 % once that added time is taken out where the server measured
+    #    it (its replies' lateness); the rest is fio's and the kernel's time per request,
+    #    small beside a 70 us read slowed 100 times unless the machine is overloaded, so
+    #    this one is checked only when the server held its deadlines (< 1 % late).
+    if late < 1.0:
+        assert abs(iops / want["iops"] - 1) < 0.10, (iops, want["iops"])
+        assert abs((lat - lateness) / model - 1) < 0.10, (lat, lateness, model)
+    else:
+        print(f"end-to-end 10 % check not applied: {late:.2f} % of replies late (needs < 1 %)")
 
 
 @needs_fio

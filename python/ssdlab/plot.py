@@ -28,6 +28,7 @@ import io
 import json
 import math
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,24 @@ def _pyplot():
     return plt
 
 
+# The largest results file read (a json+ report with its logs is a few MB).
+MAX_INPUT_BYTES = 1 << 30
+
+
 def _read_text(p: Path, expected: str) -> str:
     """A results file's text; a file that cannot be read or is not UTF-8 text (a binary
-    file) is a PlotError naming it and what was expected."""
+    file) is a PlotError naming it and what was expected. Only a regular file of at most
+    MAX_INPUT_BYTES is read: a named pipe blocked the open, and /dev/zero was read until
+    memory ran out (issue 31's second audit)."""
     try:
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise PlotError(f"{p}: not a regular file (expected {expected})")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise PlotError(
+                f"{p}: {st.st_size:,} bytes, more than the {MAX_INPUT_BYTES >> 20} MiB read "
+                f"(expected {expected})"
+            )
         return p.read_text()
     except OSError as e:
         raise PlotError(f"{p}: cannot read: {e.strerror or e}") from None
@@ -387,6 +402,13 @@ def sweep_figure(
     ys = [_column(y, cols, "--y", rows) for y in ys]
     if color is not None:
         color = _column(color, cols, "--color", rows)
+    for y in ys:
+        # Text in a y column was drawn as categories, a plot of nothing measured.
+        bad = next((r[y] for r in rows if isinstance(r.get(y), str) and r[y] != ""), None)
+        if bad is not None:
+            raise PlotError(
+                f"{results}: --y: column '{y}' holds text ('{bad[:40]}'), not numbers"
+            )
     plt = _pyplot()
     fig, axes = plt.subplots(len(ys), 1, figsize=(9, 3.6 * len(ys)), squeeze=False)
     series: dict[str, list[dict]] = {}

@@ -59,14 +59,19 @@ def serve(
         raise api.ConfigError("--socket and --port: give one of them, not both")
     if port is not None and not 0 <= port <= 65535:
         raise api.ConfigError(f"--port: {port} is not a TCP port (allowed: 0-65535)")
-    if not time_scale > 0:
+    # Finite and bounded: `--time-scale inf` (or 1e300) overflowed converting to wall
+    # nanoseconds, a traceback (issue 31's second audit).
+    if not (isinstance(time_scale, (int, float)) and 0 < time_scale <= MAX_TIME_SCALE):
         raise api.ConfigError(
-            f"--time-scale: {time_scale} must be a number > 0 (10 = ten times slower)"
+            f"--time-scale: {time_scale} is not allowed (a number > 0 and at most "
+            f"{MAX_TIME_SCALE:,}; 10 = ten times slower)"
         )
     if late_tolerance_us is None:
         late_tolerance_us = late_tolerance(time_scale)
-    if not late_tolerance_us >= 0:
-        raise api.ConfigError(f"--late-us: {late_tolerance_us} must be >= 0")
+    if not (isinstance(late_tolerance_us, (int, float)) and 0 <= late_tolerance_us <= 3.6e9):
+        raise api.ConfigError(
+            f"--late-us: {late_tolerance_us} is not allowed (0 to 3600000000 µs, an hour)"
+        )
     if not isinstance(realtime, bool):
         raise api.ConfigError(f"realtime: {api.clip(realtime)} is not allowed (True or False)")
     if not isinstance(seed, int) or seed < 0:
@@ -108,6 +113,10 @@ def serve(
     return json.loads(out)
 
 
+# A 70 us read answered after 70 s: slower serves nothing a client would wait for.
+MAX_TIME_SCALE = 1_000_000
+
+
 def late_tolerance(time_scale: float) -> float:
     """The default lateness tolerance in wall µs: 2 simulated µs (a few percent of a read),
     and at least 20 wall µs (what a timed wake-up on a virtual machine may overshoot by):
@@ -133,6 +142,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"--client-timeout: {args.client_timeout} is not allowed "
             f"(seconds from 1 to {MAX_CLIENT_TIMEOUT_S}, or 0 for never)"
         )
+    if args.stats:
+        # Checked before serving, as every output is: a --stats naming a directory was
+        # found only on exit, after the whole session (issue 31's second audit).
+        from ssdlab.outputs import check_file
+
+        check_file(args.stats, "--stats")
     try:
         result = serve(
             args.device,

@@ -43,6 +43,10 @@ def iolog_version_error(path: str | os.PathLike, format: str | None = None) -> s
     if format not in (None, "fio-iolog", "iolog"):
         return None
     try:
+        # Not opened when it is a pipe or socket: open() would wait for a writer (an
+        # fio read_iolog=FIFO hung --parse-only; the core refuses such a trace).
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb", buffering=0) as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 return None

@@ -44,12 +44,23 @@ def to_pandas(fio_json: Any):
         import pandas as pd
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("ssdlab.fio.to_pandas() needs pandas: pip install pandas") from e
+    from ssdlab.api import ConfigError, clip
+
     doc = fio_json
+    what = "fio JSON"
     if isinstance(doc, (str, os.PathLike)):
         text = str(doc)
-        doc = json.loads(Path(text).read_text() if not text.lstrip().startswith("{") else text)
+        is_text = isinstance(doc, str) and text.lstrip().startswith("{")
+        what = "fio JSON text" if is_text else clip(text)
+        # A broken file raised json's JSONDecodeError (issue 31's second audit).
+        try:
+            doc = json.loads(text if is_text else Path(text).read_text())
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{what}: not fio JSON output: {e}") from None
     if not isinstance(doc, dict) or "jobs" not in doc or "fio version" not in doc:
-        raise ValueError("not fio JSON output: expected a document with 'fio version' and 'jobs'")
+        raise ConfigError(
+            f"{what}: not fio JSON output: expected a document with 'fio version' and 'jobs'"
+        )
     rows = []
     for j in doc["jobs"]:
         for d in ("read", "write", "trim"):
@@ -85,7 +96,11 @@ def load_jobfile(path: str | os.PathLike, max_ios: int | str | None = "default")
 
     ``max_ios="default"`` caps only jobs bounded by their size (200,000 I/Os; a job
     with a runtime runs its simulated time); a number caps every job; None, none."""
-    return resolve(parse_file(path), max_ios=max_ios)
+    sections = parse_file(path)
+    if not sections:
+        # An empty file (or only comments) said "job file: no job sections", naming no file.
+        raise JobFileError(f"{os.fspath(path)}: no job sections (expected at least one [job])")
+    return resolve(sections, max_ios=max_ios)
 
 
 def run_jobfile(

@@ -47,6 +47,11 @@ def cmd_fio(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--output-format: '{f}' is not a format (allowed: {', '.join(FORMATS)})"
             )
+    if args.max_ios is not None and not 0 <= args.max_ios < 2**64:
+        # Before (issue 31's audit) 2^64 and beyond were taken as no cap at all.
+        raise UsageError(
+            f"--max-ios: {args.max_ios} is not allowed (a whole number from 0 to {2**64 - 1})"
+        )
     try:
         jf = load_jobfile(args.jobfile, max_ios="default" if args.max_ios is None else args.max_ios)
     except JobFileError as e:

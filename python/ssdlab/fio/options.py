@@ -295,6 +295,12 @@ RW_NAMES = {
     "randrw": "randrw", "trimwrite": "trimwrite", "randtrimwrite": "randtrimwrite",
 }  # fmt: skip
 
+# fio 3.33's verify methods (`fio --cmdhelp verify`); an unknown one fio refuses, and so
+# does ssdlab (the audit of issue 31 found verify=sha9999 accepted).
+VERIFY_METHODS = ("0", "md5", "crc64", "crc32", "crc32c-intel", "crc32c", "crc16", "crc7",
+                  "sha1", "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
+                  "xxhash", "meta", "pattern", "null")  # fmt: skip
+
 
 class Unsupported(JobFileError):
     """A job file that is valid fio but cannot be simulated (with a one-line reason)."""
@@ -712,6 +718,11 @@ def _job(
         elif n == "latency_run":
             latency_run = parse_bool(v, w, n)
         elif n == "verify":
+            if v.strip().lower() not in VERIFY_METHODS:
+                raise JobFileError(
+                    f"{w}: verify={v.strip()[:40]}: not a verify method fio knows "
+                    f"(allowed: {', '.join(VERIFY_METHODS)})"
+                )
             verify = v.strip().lower() not in ("0", "null", "")
             if verify:
                 warnings.setdefault(

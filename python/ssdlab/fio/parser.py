@@ -24,9 +24,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from ssdlab._core import ConfigError
 
-class JobFileError(ValueError):
-    """A job file problem, with file:line and the offending text."""
+
+class JobFileError(ConfigError):
+    """A job file problem, with file:line and the offending text. A ConfigError (and so
+    still a ValueError), as the API documents for every bad input: before (issue 31's
+    second audit) `ssdlab.fio.run_jobfile` and `load_jobfile` raised an exception
+    outside that contract."""
 
 
 @dataclass

@@ -84,6 +84,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return _run_grid(args)
 
 
+QUERY_BATCH_ROWS = 10_000
+
+
 def _query(out: str, sql: str) -> int:
     from ssdlab.sweep.store import query
 
@@ -91,7 +94,13 @@ def _query(out: str, sql: str) -> int:
     try:
         con, cur = query(out, sql)
         header = [d[0] for d in cur.description or ()]
-        rows = cur.fetchall() if header else []
+        if header:
+            # Streamed in batches: a result of 10^8 rows (`SELECT * FROM range(100000000)`)
+            # was fetched whole and raised MemoryError (issue 31's second audit).
+            w = csv.writer(sys.stdout, lineterminator="\n")
+            w.writerow(header)
+            while rows := cur.fetchmany(QUERY_BATCH_ROWS):
+                w.writerows(rows)
     except Exception as e:
         if _interrupted(e):  # Ctrl-C, reported by DuckDB as its own error
             raise KeyboardInterrupt from None
@@ -104,10 +113,6 @@ def _query(out: str, sql: str) -> int:
     finally:
         if con is not None:
             con.close()
-    if header:
-        w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(rows)
     return 0
 
 

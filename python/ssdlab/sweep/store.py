@@ -130,6 +130,9 @@ QUERY_ALLOWED = (
 # no spill files (temp_directory ''); then the configuration is locked, so that no
 # statement can set any of it back.
 _LOCKDOWN = (
+    # DuckDB draws a progress bar on stdout for a query that runs over 2 s, which ended
+    # up inside `sweep query`'s CSV (issue 31's second audit).
+    ("enable_progress_bar", "false"),
     ("python_enable_replacements", "false"),
     ("autoinstall_known_extensions", "false"),
     ("autoload_known_extensions", "false"),

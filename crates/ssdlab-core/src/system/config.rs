@@ -91,6 +91,8 @@ pub struct SystemConfig {
     pub host: Vec<HostSpec>,
     #[serde(default)]
     pub target: Vec<TargetSpec>,
+    /// Defaulted so that `check` says what a system without drives needs.
+    #[serde(default)]
     pub drive: Vec<DriveSpec>,
     /// Where the file came from (errors), and its folder (device files).
     #[serde(skip)]
@@ -114,12 +116,18 @@ pub(crate) struct DriveInstance {
     pub target: Option<u32>,
 }
 
-/// Is this TOML text a system file (it has `[[drive]]` tables)?
+/// Is this TOML text a system file? It has `[[drive]]` tables, or, with them
+/// forgotten, what only a system has: `[[host]]` tables (a device's `[host]` is one
+/// table), `[[target]]` or `fabric`. Such a file without drives is then told it needs
+/// one, where before it was read as a device file and refused for an unknown field
+/// `fabric` (issue 31's second audit).
 pub fn is_system_toml(text: &str) -> bool {
-    toml::from_str::<toml::Value>(text)
-        .ok()
-        .and_then(|v| v.get("drive").map(|d| d.is_array()))
-        .unwrap_or(false)
+    toml::from_str::<toml::Value>(text).is_ok_and(|v| {
+        v.get("drive").is_some_and(toml::Value::is_array)
+            || v.get("host").is_some_and(toml::Value::is_array)
+            || v.get("target").is_some()
+            || v.get("fabric").is_some()
+    })
 }
 
 impl SystemConfig {

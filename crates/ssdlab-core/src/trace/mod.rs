@@ -139,11 +139,39 @@ fn read_line_bounded(
     }
 }
 
+/// Open a trace file, refusing what cannot be one before opening it: a directory, and
+/// a named pipe or socket, whose `open` blocks until a writer comes (an audit's
+/// `ssdlab trace FIFO` and fio `read_iolog=FIFO` waited forever, issue 31) and which
+/// could not be read twice anyway (once for the statistics, once for the replay).
+fn open_trace_file(path: &str) -> Result<File, TraceError> {
+    let err = |why: String| TraceError {
+        message: format!("{path}: cannot open trace: {why}"),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(err("it is a directory".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let ft = meta.file_type();
+        if ft.is_fifo() || ft.is_socket() {
+            let what = if ft.is_fifo() {
+                "a named pipe"
+            } else {
+                "a socket"
+            };
+            return Err(err(format!(
+                "it is {what}; a trace is read twice (its statistics, then the replay), so give a regular file (decompress it to one first)"
+            )));
+        }
+    }
+    File::open(path).map_err(|e| err(e.to_string()))
+}
+
 /// Guess a trace's format from its first lines.
 pub fn detect(path: &str) -> Result<TraceFormat, TraceError> {
-    let f = File::open(path).map_err(|e| TraceError {
-        message: format!("{path}: cannot open trace: {e}"),
-    })?;
+    let f = open_trace_file(path)?;
     detect_in(path, &mut BufReader::new(f))
 }
 
@@ -214,14 +242,7 @@ impl TraceReader {
             Some(f) => f,
             None => detect(path)?,
         };
-        let f = File::open(path).map_err(|e| TraceError {
-            message: format!("{path}: cannot open trace: {e}"),
-        })?;
-        if f.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(TraceError {
-                message: format!("{path}: cannot open trace: it is a directory"),
-            });
-        }
+        let f = open_trace_file(path)?;
         Ok(Self::from_reader(
             path,
             format,

@@ -318,3 +318,23 @@ proptest! {
         let _ = detect(&t.0);
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_before_it_is_opened() {
+    // Opening a FIFO for reading waits for a writer: before this check, `ssdlab trace
+    // FIFO` and fio's `read_iolog=FIFO` hung forever (issue 31's second audit).
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("ssdlab-fifo-{}-{n}", std::process::id()));
+    let c = std::ffi::CString::new(p.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the file.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let path = p.to_string_lossy().into_owned();
+    let e = TraceReader::open(&path, Some(TraceFormat::Msr), 0)
+        .err()
+        .unwrap();
+    assert!(e.message.contains("a named pipe"), "{}", e.message);
+    let e = detect(&path).err().unwrap();
+    assert!(e.message.contains("a named pipe"), "{}", e.message);
+    let _ = std::fs::remove_file(&p);
+}
