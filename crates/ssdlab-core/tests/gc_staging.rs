@@ -43,26 +43,35 @@ fn folding_through_the_write_buffer_slows_the_post_cache_write() {
 #[test]
 fn the_oracle_holds_and_nothing_stalls_with_staged_gc() {
     // A toy drive at steady state, GC running all the time, reads checked against the
-    // last write; staged GC may hold more room than the buffer has (it is never refused)
-    // and host writes wait for it, but every run finishes.
+    // last write, with paced and burst GC. Staged from a complete stripe, GC may hold more
+    // room than the buffer has (it is never refused) and host writes wait for it;
+    // gathered from its reads, a die that waits for room to gather is woken when room
+    // returns, and host writes are never shut out by GC's reservations. Every run ends.
     let mixed =
         r#"{"rw":"randrw","rwmixread":50,"bs":"8k","iodepth":16,"numjobs":2,"number_ios":15000}"#;
-    for extra in [&[][..], &["ftl.gc_pacing=\"burst\""][..]] {
-        let mut o = vec!["controller.gc_staging=\"write-buffer\""];
+    let stagings = [
+        "controller.gc_staging=\"write-buffer\"",
+        "controller.gc_staging=\"gather\"",
+    ];
+    for (staging, extra) in stagings
+        .iter()
+        .flat_map(|s| [(s, &[][..]), (s, &["ftl.gc_pacing=\"burst\""][..])])
+    {
+        let mut o = vec![*staging];
         o.extend_from_slice(extra);
         let d = common::device("tiny-test", &o);
         let r = common::simulate(&d, mixed, DriveState::Steady, 3, true);
         assert!(
             r["device"]["stalled"].is_null(),
-            "{extra:?}: {}",
+            "{staging} {extra:?}: {}",
             r["device"]["stalled"]
         );
         let oracle = &r["device"]["oracle"];
         assert!(
             common::f(&oracle["checked"]) > 3_000.0,
-            "{extra:?}: {oracle}"
+            "{staging} {extra:?}: {oracle}"
         );
-        assert_eq!(oracle["mismatches"], 0, "{extra:?}: {oracle}");
+        assert_eq!(oracle["mismatches"], 0, "{staging} {extra:?}: {oracle}");
         assert!(common::f(&r["device"]["ftl"]["gc_units_copied"]) > 0.0);
     }
 }
@@ -116,33 +125,6 @@ fn gathering_from_the_reads_slows_the_post_cache_write_further() {
         gathered < 0.9 * stripe,
         "gathered {gathered} stripe {stripe}"
     );
-}
-
-#[test]
-fn the_oracle_holds_and_nothing_stalls_with_gathered_gc() {
-    // GC all the time on a toy drive at steady state, with paced and burst GC, reads
-    // checked against the last write: a die that waits for room to gather is woken
-    // when room returns, and host writes are never shut out by GC's reservations.
-    let mixed =
-        r#"{"rw":"randrw","rwmixread":50,"bs":"8k","iodepth":16,"numjobs":2,"number_ios":15000}"#;
-    for extra in [&[][..], &["ftl.gc_pacing=\"burst\""][..]] {
-        let mut o = vec!["controller.gc_staging=\"gather\""];
-        o.extend_from_slice(extra);
-        let d = common::device("tiny-test", &o);
-        let r = common::simulate(&d, mixed, DriveState::Steady, 3, true);
-        assert!(
-            r["device"]["stalled"].is_null(),
-            "{extra:?}: {}",
-            r["device"]["stalled"]
-        );
-        let oracle = &r["device"]["oracle"];
-        assert!(
-            common::f(&oracle["checked"]) > 3_000.0,
-            "{extra:?}: {oracle}"
-        );
-        assert_eq!(oracle["mismatches"], 0, "{extra:?}: {oracle}");
-        assert!(common::f(&r["device"]["ftl"]["gc_units_copied"]) > 0.0);
-    }
 }
 
 #[test]
