@@ -164,10 +164,17 @@ def trace_lines(d: dict[str, Any]) -> list[str]:
             if not s or not s.get("total_ios"):
                 continue
             q, dev = s["slat_ns"]["mean"], s["clat_ns"]["mean"]
+            # The report keeps the queueing time's mean and extremes, not its percentiles
+            # (a p99 read from a map that is not there printed 0.0 beside a 13 ms mean).
+            pct = s["slat_ns"].get("percentile", {}).get("99.000000")
+            tail = (
+                f"queueing p99 {pct / 1e3:,.1f} us"
+                if pct is not None
+                else f"queueing max {s['slat_ns'].get('max', 0) / 1e3:,.1f} us"
+            )
             out.append(
                 f"  {name} latency: host queueing {q / 1e3:,.1f} us + device {dev / 1e3:,.1f} us"
-                f" (means; queueing p99 "
-                f"{s['slat_ns'].get('percentile', {}).get('99.000000', 0) / 1e3:,.1f} us)"
+                f" (means; {tail})"
             )
     else:
         span = max(
