@@ -134,7 +134,7 @@ def adopt_runs(ids: list[str], out_dir: Path, reuse) -> int:
     import os
     import shutil
 
-    import pyarrow.parquet as pq
+    from ssdlab.sweep.store import run_status
 
     if not reuse:
         return 0
@@ -147,10 +147,7 @@ def adopt_runs(ids: list[str], out_dir: Path, reuse) -> int:
             continue
         for d in reuse:
             src = Path(d) / "runs" / f"{rid}.parquet"
-            try:
-                if pq.read_table(src, columns=["status"]).column("status")[0].as_py() != "ok":
-                    continue
-            except Exception:  # missing or unreadable: not a run to take
+            if run_status(src) != "ok":  # missing, unreadable or failed: not a run to take
                 continue
             tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
             shutil.copyfile(src, tmp)

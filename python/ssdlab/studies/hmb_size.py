@@ -121,8 +121,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         "text (docs/seed000.md), so its columns stay empty."
     )
     text.append(s.ios_line(m))
-    if m.reuse:
-        text.append(s.reuse_line(m))
+    reused = s.reuse_line(m)
+    if reused:
+        text.append(reused)
     settle = s.settle_line(outcomes, points)
     if settle:
         text.append(settle)

@@ -114,8 +114,9 @@ def run_study(out_dir: Path, m: s.Matrix) -> str:
         + ("" if "high" in m.densities else " Run with --density high to compare them.")
     )
     text.append(s.ios_line(m))
-    if m.reuse:
-        text.append(s.reuse_line(m))
+    reused = s.reuse_line(m)
+    if reused:
+        text.append(reused)
     settle = s.settle_line(outcomes, points)
     if settle:
         text.append(settle)

@@ -58,15 +58,11 @@ class Store:
 
     def statuses(self) -> dict[str, str]:
         """run_id → status of every finished run."""
-        import pyarrow.parquet as pq
-
         out = {}
         for f in self.files():
-            try:
-                t = pq.read_table(f, columns=["status"])
-            except Exception:  # unreadable: treat as missing, the run is redone
-                continue
-            out[f.stem] = t.column("status")[0].as_py()
+            status = run_status(f)
+            if status is not None:
+                out[f.stem] = status
         return out
 
     def write(self, row: dict[str, Any]) -> None:
@@ -81,6 +77,17 @@ class Store:
     def table(self):
         """Every run as one pyarrow Table (columns unified by name)."""
         return read_table(self.root)
+
+
+def run_status(path: Path) -> str | None:
+    """The status of the run in the Parquet file ``path``; None if it is missing or
+    unreadable (a run to be done again)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path, columns=["status"]).column("status")[0].as_py()
+    except Exception:
+        return None
 
 
 def _alive(pid: int) -> bool:

@@ -63,6 +63,8 @@ pub struct Txn {
     pub page: u32,
     pub block: u32,
     pub pun: u32,
+    /// First logical unit (reads); for a GC program under `gc_staging = "gather"`, the
+    /// write-buffer units it holds (released when it ends).
     pub lpn: u32,
     pub n: u32,
     pub bytes: u64,

@@ -408,8 +408,8 @@ impl Ssd {
         }
     }
 
-    /// Return a host program's write-buffer room and let waiting writes in.
-    fn release_buffer_room(&mut self, units: u64) {
+    /// Return write-buffer room (a host program's, or GC's) and let waiting writes in.
+    pub(super) fn release_buffer_room(&mut self, units: u64) {
         self.buffer.release(units);
         self.wake_buffer_waiters();
     }

@@ -125,7 +125,7 @@ impl Ssd {
                 // GC must run: host writes may hold the room while they wait for the
                 // free blocks only GC can make.
                 self.buffer.take(step as u64);
-            } else if !self.gather_try_take(step) {
+            } else if !self.try_buffer_room(step as u64) {
                 if !self.gather.dies[d].waiting {
                     self.gather.dies[d].waiting = true;
                     self.gather.waiting.push(die);
@@ -138,15 +138,6 @@ impl Ssd {
         true
     }
 
-    /// Take `units` of buffer room for a gathering, if they fit (or everything buffered
-    /// is stranded, as for a host write).
-    fn gather_try_take(&mut self, units: u32) -> bool {
-        let (ftl, gather) = (&self.ftl, &self.gather);
-        self.buffer.try_reserve(units as u64, || {
-            ftl.open_partial_units() + gather.stranded_units()
-        })
-    }
-
     /// The die's victim is done: the room it reserved and did not use goes back.
     pub(super) fn gather_victim_done(&mut self, die: u32) {
         if !self.gather.on {
@@ -154,8 +145,7 @@ impl Ssd {
         }
         let room = std::mem::take(&mut self.gather.dies[die as usize].room);
         if room > 0 {
-            self.buffer.release(room as u64);
-            self.wake_buffer_waiters();
+            self.release_buffer_room(room as u64);
         }
     }
 

@@ -242,12 +242,7 @@ impl Ssd {
     pub(super) fn admit_write_now(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
-        let (ftl, gather) = (&self.ftl, &self.gather);
-        if self.buffer.has_waiters()
-            || !self.buffer.try_reserve(n as u64, || {
-                ftl.open_partial_units() + gather.stranded_units()
-            })
-        {
+        if self.buffer.has_waiters() || !self.try_buffer_room(n as u64) {
             self.buffer.wait(cmd);
             return;
         }
@@ -268,15 +263,21 @@ impl Ssd {
         self.q.schedule(arrived, Event::WriteDataIn { cmd });
     }
 
+    /// Reserve `units` of write-buffer room if they fit, or if everything buffered is
+    /// stranded: units in open stripes (host, map, SLC) and GC's gathering
+    /// (`gc_staging.rs`), which only more data can turn into a program.
+    pub(super) fn try_buffer_room(&mut self, units: u64) -> bool {
+        let (ftl, gather) = (&self.ftl, &self.gather);
+        self.buffer
+            .try_reserve(units, || ftl.open_partial_units() + gather.stranded_units())
+    }
+
     /// Room was returned to the buffer: admit waiting writes in order.
     pub(super) fn wake_buffer_waiters(&mut self) {
         while let Some(cmd) = self.buffer.first_waiter() {
             let c = *self.cmds.get(cmd);
             let (_, n) = self.unit_range(c.offset, c.len);
-            let (ftl, gather) = (&self.ftl, &self.gather);
-            if !self.buffer.try_reserve(n as u64, || {
-                ftl.open_partial_units() + gather.stranded_units()
-            }) {
+            if !self.try_buffer_room(n as u64) {
                 break;
             }
             self.buffer.pop_waiter();
