@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from ssdlab import _core
+from ssdlab.interrupt import completed, sigint_deferred
 from ssdlab.report import Report
 
 ConfigError = _core.ConfigError
@@ -528,7 +529,12 @@ def run_many(runs: Iterable[Mapping[str, Any]], *, workers: int | None = None) -
     workers = workers or min(len(runs), os.cpu_count() or 1) or 1
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        return list(pool.map(lambda kw: run(**kw), runs))
+        futures = [pool.submit(run, **kw) for kw in runs]
+        # Ctrl-C only sets a flag while waiting, checked between waits (ssdlab.interrupt)
+        with sigint_deferred() as interrupted:
+            for _ in completed(futures, interrupted):
+                pass
+        return [f.result() for f in futures]
     except KeyboardInterrupt:
         # Ctrl-C reaches only this thread: stop the runs on the workers too (within
         # about 50 ms each), drop the ones not started, and report no partial result.

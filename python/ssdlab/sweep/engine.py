@@ -44,11 +44,12 @@ import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import Executor, ThreadPoolExecutor, wait
 from typing import Any
 
 from ssdlab import _core, api
 from ssdlab.api import ConfigError
+from ssdlab.interrupt import completed, sigint_deferred
 from ssdlab.sweep.progress import Progress
 from ssdlab.sweep.store import Store, need
 from ssdlab.sweep.worker import flatten, run_chunk
@@ -129,9 +130,11 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
             pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row, token)
             for key, items in chunks
         ]
-        for fut in as_completed(futures):
-            for row in fut.result():
-                keep(row)
+        # Ctrl-C only sets a flag while waiting, checked between waits (ssdlab.interrupt)
+        with sigint_deferred() as interrupted:
+            for fut in completed(futures, interrupted):
+                for row in fut.result():
+                    keep(row)
         if len(written) < len(todo):  # a worker stopped its chunk early: interrupted
             raise KeyboardInterrupt
     except BaseException:  # Ctrl-C, or results that cannot be written: stop everything
