@@ -43,7 +43,7 @@ use crate::workload::{Io, JobGen, OpKind};
 use host_jobs::Job;
 
 pub use prep_cache::{clear as clear_prepared, prep_key};
-pub(crate) use report::dirs_json;
+pub(crate) use report::dirs_json_timed;
 pub use report::Report;
 pub use session::Session;
 pub use session_async::{AsyncSession, Completion};

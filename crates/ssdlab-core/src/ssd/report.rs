@@ -8,7 +8,7 @@ use super::stats::{
 use super::Ssd;
 use crate::ftl::FtlStats;
 use crate::sim::Ns;
-use crate::stats::{JobStats, LatStats};
+use crate::stats::{max_dirs, JobStats, LatStats};
 use serde_json::{json, Value};
 
 /// The FTL counters the measured window reports.
@@ -125,14 +125,9 @@ fn frac(num: u64, den: u64) -> f64 {
 }
 
 /// fio's per-direction blocks of one job (or group): iops, bandwidth, slat, clat
-/// (percentiles and json+ bins), lat, latency buckets, I/O depths.
-pub(crate) fn dirs_json(st: &JobStats, runtime_ns: u64) -> Value {
-    dirs_json_timed(st, runtime_ns, [runtime_ns; 3])
-}
-
-/// As [`dirs_json`], each direction's IOPS and bandwidth over its own runtime (a
-/// verify job's write and read-back phases).
-fn dirs_json_timed(st: &JobStats, runtime_ns: u64, dir_runtimes: [u64; 3]) -> Value {
+/// (percentiles and json+ bins), lat, latency buckets, I/O depths; each direction's
+/// IOPS and bandwidth over its own runtime (`JobStats::dir_runtimes_ns`, `max_dirs`).
+pub(crate) fn dirs_json_timed(st: &JobStats, runtime_ns: u64, dir_runtimes: [u64; 3]) -> Value {
     let mut o = json!({});
     for (d, name) in DIRS.iter().enumerate() {
         let mut v = st.dirs[d].to_json(dir_runtimes[d]);
@@ -180,12 +175,11 @@ impl Ssd {
         let mut total_runtime = 0;
         let mut total_dirs = [0u64; 3];
         let mut groups: Vec<(u32, JobStats, u64, [u64; 3])> = Vec::new();
-        let max3 = |a: [u64; 3], b: [u64; 3]| [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])];
         for j in self.jobs.iter() {
             let rt = j.stats.runtime_ns();
             let drt = j.stats.dir_runtimes_ns();
             total_runtime = total_runtime.max(rt);
-            total_dirs = max3(total_dirs, drt);
+            total_dirs = max_dirs(total_dirs, drt);
             let mut o = dirs_json_timed(&j.stats, rt, drt);
             o["jobname"] = json!(j.name);
             o["groupid"] = json!(j.group);
@@ -211,7 +205,7 @@ impl Ssd {
                 Some(g) => {
                     g.1.merge(&j.stats);
                     g.2 = g.2.max(rt);
-                    g.3 = max3(g.3, drt);
+                    g.3 = max_dirs(g.3, drt);
                 }
                 None => groups.push((j.group, j.stats.clone(), rt, drt)),
             }

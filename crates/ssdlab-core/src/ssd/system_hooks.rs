@@ -5,7 +5,7 @@
 use super::Ssd;
 use crate::fabric::{Fabric, Path};
 use crate::sim::Ns;
-use crate::stats::JobStats;
+use crate::stats::{max_dirs, JobStats};
 use crate::workload::OpKind;
 use std::sync::{Arc, Mutex};
 
@@ -83,14 +83,16 @@ impl Ssd {
     }
 
     /// Every job's statistics merged, and the longest job runtime.
-    pub(crate) fn total_stats(&self) -> (JobStats, u64) {
+    pub(crate) fn total_stats(&self) -> (JobStats, u64, [u64; 3]) {
         let mut total = JobStats::default();
         let mut runtime = 0;
+        let mut dirs = [0; 3];
         for j in &self.jobs {
             total.merge(&j.stats);
             runtime = runtime.max(j.stats.runtime_ns());
+            dirs = max_dirs(dirs, j.stats.dir_runtimes_ns());
         }
-        (total, runtime)
+        (total, runtime, dirs)
     }
 
     /// Each job thread's statistics with its job section (index into the drive's

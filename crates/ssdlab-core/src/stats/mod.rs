@@ -375,20 +375,36 @@ pub struct JobStats {
     pub verify_from_ns: u64,
 }
 
+/// Per-direction runtimes of several jobs together: each direction's longest (fio's
+/// group `run=` per direction).
+pub fn max_dirs(a: [u64; 3], b: [u64; 3]) -> [u64; 3] {
+    [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])]
+}
+
 impl JobStats {
     pub fn runtime_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns)
     }
 
     /// Runtime per direction (read, write, trim): the job's runtime, except for a job
-    /// with a verify pass, whose writes end and whose reads start with that pass.
+    /// with a verify pass, whose writes end and whose reads start with that pass; 0 for
+    /// a direction the job did no I/O in, as fio counts it (a group's or the run's
+    /// figure for a direction is then timed over the jobs that did that direction only:
+    /// a read job and a shorter write job side by side each get their own IOPS).
     pub fn dir_runtimes_ns(&self) -> [u64; 3] {
         let rt = self.runtime_ns();
-        if self.verify_from_ns == 0 {
-            return [rt; 3];
+        let mut out = if self.verify_from_ns == 0 {
+            [rt; 3]
+        } else {
+            let split = self.verify_from_ns.clamp(self.start_ns, self.end_ns);
+            [self.end_ns - split, split - self.start_ns, rt]
+        };
+        for (d, t) in out.iter_mut().enumerate() {
+            if self.dirs[d].ios == 0 {
+                *t = 0;
+            }
         }
-        let split = self.verify_from_ns.clamp(self.start_ns, self.end_ns);
-        [self.end_ns - split, split - self.start_ns, rt]
+        out
     }
 
     /// Count a submission at `depth` outstanding I/Os.

@@ -22,7 +22,7 @@ use crate::config::units::Bytes as Size;
 use crate::config::{ConfigError, WorkloadConfig};
 use crate::fabric::{Fabric, Node, NodeStats, Path};
 use crate::ssd::{RunOptions, Ssd};
-use crate::stats::JobStats;
+use crate::stats::{max_dirs, JobStats};
 use serde_json::{json, Value};
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
@@ -340,20 +340,22 @@ impl System {
     pub fn report(&self, wall_time_s: f64) -> crate::Report {
         let mut total = JobStats::default();
         let mut runtime = 0;
-        let mut hosts: Vec<(JobStats, u64, Vec<usize>)> =
-            vec![(JobStats::default(), 0, Vec::new()); self.cfg.host_count()];
+        let mut total_dirs = [0; 3];
+        // Per host: statistics, runtime, per-direction runtimes, its drives.
+        let mut hosts: Vec<(JobStats, u64, [u64; 3], Vec<usize>)> =
+            vec![(JobStats::default(), 0, [0; 3], Vec::new()); self.cfg.host_count()];
         let mut drives = Vec::new();
         let mut sim_ns = 0;
         let mut events = 0;
         let mut stalled = Vec::new();
         // Per job section and clone: its threads' statistics over every drive it used.
-        let mut job_totals: Vec<Vec<(JobStats, u64)>> = self
+        let mut job_totals: Vec<Vec<(JobStats, u64, [u64; 3])>> = self
             .jobs
             .iter()
-            .map(|j| vec![(JobStats::default(), 0); j.numjobs as usize])
+            .map(|j| vec![(JobStats::default(), 0, [0; 3]); j.numjobs as usize])
             .collect();
         for (i, d) in self.drives.iter().enumerate() {
-            hosts[d.host as usize].2.push(i);
+            hosts[d.host as usize].3.push(i);
             let Some(ssd) = &d.ssd else {
                 drives.push(json!({
                     "name": d.name,
@@ -363,12 +365,14 @@ impl System {
                 }));
                 continue;
             };
-            let (st, rt) = ssd.total_stats();
+            let (st, rt, drt) = ssd.total_stats();
             total.merge(&st);
             runtime = runtime.max(rt);
+            total_dirs = max_dirs(total_dirs, drt);
             let h = &mut hosts[d.host as usize];
             h.0.merge(&st);
             h.1 = h.1.max(rt);
+            h.2 = max_dirs(h.2, drt);
             let mut clone = 0;
             let mut last = usize::MAX;
             for (cfg, js) in ssd.job_threads() {
@@ -377,6 +381,7 @@ impl System {
                 let slot = &mut job_totals[d.job_index[cfg]][clone];
                 slot.0.merge(js);
                 slot.1 = slot.1.max(js.runtime_ns());
+                slot.2 = max_dirs(slot.2, js.dir_runtimes_ns());
             }
             let (now, n_events) = ssd.clock();
             sim_ns = sim_ns.max(now);
@@ -398,8 +403,8 @@ impl System {
         let mut job_reports = Vec::new();
         for (k, clones) in job_totals.iter().enumerate() {
             let spec = &self.jobs[k];
-            for (st, rt) in clones {
-                let mut o = crate::ssd::dirs_json(st, *rt);
+            for (st, rt, drt) in clones {
+                let mut o = crate::ssd::dirs_json_timed(st, *rt, *drt);
                 o["jobname"] = json!(spec.name.clone().unwrap_or_else(|| format!("job{k}")));
                 o["groupid"] = json!(spec.group);
                 o["job_runtime"] = json!((*rt as f64 / 1e6).round() as u64);
@@ -419,8 +424,8 @@ impl System {
         let host_reports: Vec<Value> = hosts
             .iter()
             .enumerate()
-            .map(|(h, (st, rt, ds))| {
-                let mut o = crate::ssd::dirs_json(st, *rt);
+            .map(|(h, (st, rt, drt, ds))| {
+                let mut o = crate::ssd::dirs_json_timed(st, *rt, *drt);
                 o["name"] = json!(self.cfg.host_name(h as u32));
                 o["drives"] = json!(ds);
                 let node = fabric.as_ref().and_then(|f| f.hosts.get(h));
@@ -445,7 +450,7 @@ impl System {
             "events": events,
             "stalled": if stalled.is_empty() { Value::Null } else { json!(stalled.join("; ")) },
         });
-        let all = crate::ssd::dirs_json(&total, runtime);
+        let all = crate::ssd::dirs_json_timed(&total, runtime, total_dirs);
         for name in ["read", "write", "trim"] {
             out[name] = all[name].clone();
         }
