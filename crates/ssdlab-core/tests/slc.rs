@@ -281,3 +281,121 @@ fn full_slc_exhausted_leaves_no_slc_room() {
     assert_eq!(r["prep"]["method"], "sequential-fill+slc-fill");
     assert_eq!(f(&r["device"]["oracle"]["mismatches"]), 0.0);
 }
+
+/// Free-space SLC on the tiny drive: one static SLC block per die (`slc.min_size`) and
+/// up to 12 per die in all (4.5 MiB), the 11 beyond the static one each borrowing a
+/// free native block while in use (native blocks: 40 - 1 static = 39 per die).
+fn free_space_dev(extra: &[&str]) -> ssdlab_core::DeviceConfig {
+    let mut o = vec![
+        "nand.pages_per_block=9",
+        "nand.blocks_per_plane=40",
+        "slc.mode=\"free-space\"",
+        "slc.size=\"4608KiB\"",
+        "slc.min_size=\"384KiB\"",
+    ];
+    o.extend_from_slice(extra);
+    device("tiny-test", &o)
+}
+
+/// SLC units of one SLC block (3 pages x 2 planes x 4 units).
+const SLC_BLOCK_UNITS: f64 = 24.0;
+
+/// SLC blocks a die with `free` free native blocks may hold by the free-space rule,
+/// computed here by hand: the static one, then one more while, after lending a native
+/// block, the die keeps GC's spare (paced: the threshold, 3), one block to fold into
+/// and a third of a block per SLC block it would hold.
+fn free_space_blocks(mut free: u32, ids: u32) -> u32 {
+    let mut in_use = 1;
+    while in_use < ids && free > 3 + 1 + (in_use + 1).div_ceil(3) {
+        free -= 1;
+        in_use += 1;
+    }
+    in_use
+}
+
+#[test]
+fn free_space_slc_is_carved_from_free_native_blocks() {
+    let d = free_space_dev(&[]);
+    assert_eq!(d.slc_blocks_per_die(), 12);
+    assert_eq!(d.slc_static_blocks_per_die(), 1);
+    assert_eq!(d.native_blocks_per_die(), 39);
+    // The capacity is the native blocks' (as a drive with a static 1-block area): the
+    // borrowed part adds no raw flash.
+    let static_only = device(
+        "tiny-test",
+        &[
+            "nand.pages_per_block=9",
+            "nand.blocks_per_plane=40",
+            "slc.size=\"384KiB\"",
+        ],
+    );
+    assert_eq!(d.capacity_bytes(), static_only.capacity_bytes());
+    let burst = r#"{"rw":"write","bs":"4k","iodepth":8,"number_ios":2000}"#;
+    // An empty drive: the whole area (12 blocks per die), 11 native blocks lent per die.
+    let fresh = simulate(&d, burst, DriveState::Fresh, 1, true);
+    let s = &fresh["device"]["slc"];
+    assert_eq!(
+        f(&s["host_units_to_slc"]),
+        12.0 * 4.0 * SLC_BLOCK_UNITS,
+        "{s}"
+    );
+    assert_eq!(s["mode"], "free-space");
+    assert_eq!(s["lent_blocks"], 11 * 4, "{s}");
+    assert_eq!(s["peak_bytes"], 12 * 4 * 96 * 1024, "{s}");
+    assert_eq!(fresh["device"]["oracle"]["mismatches"], 0);
+    // A full drive: only what its free native blocks allow, by the rule above.
+    let full = simulate(&d, burst, DriveState::Full, 1, true);
+    let free_per_die = full["prep"]["free_blocks"].as_u64().unwrap() as u32 / 4;
+    let blocks = free_space_blocks(free_per_die, 12);
+    assert!((2..12).contains(&blocks), "free {free_per_die}: {blocks}");
+    let s = &full["device"]["slc"];
+    assert_eq!(
+        f(&s["host_units_to_slc"]),
+        blocks as f64 * 4.0 * SLC_BLOCK_UNITS,
+        "free native blocks per die after the fill: {free_per_die}; {s}"
+    );
+    assert_eq!(full["device"]["oracle"]["mismatches"], 0);
+    assert_eq!(s["peak_bytes"], blocks as u64 * 4 * 96 * 1024, "{s}");
+    // The same drive in static mode (every SLC block kept apart) would need 12 blocks
+    // of raw flash per die on top of the 39.
+    let e = ssdlab_core::config::load_device(
+        &ssdlab_core::DeviceSpec::Preset("tiny-test".into()),
+        &[
+            "nand.pages_per_block=9".into(),
+            "nand.blocks_per_plane=40".into(),
+            "slc.mode=\"free-space\"".into(),
+            "slc.size=\"16MiB\"".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "slc.size: 16MiB needs 43 SLC blocks per die, more than the die's 40 native blocks"
+        ),
+        "{e}"
+    );
+}
+
+/// Lending and giving back through folding, GC and a full drive rewritten at random:
+/// every read returns the last write, the lent blocks never exceed the SLC blocks
+/// beyond the static part, and the drive never runs out of blocks.
+#[test]
+fn free_space_slc_keeps_data_through_folds_and_gc() {
+    let d = free_space_dev(&["slc.fold_watermark_blocks=1"]);
+    for (state, seed) in [(DriveState::Fresh, 5), (DriveState::Aging, 6)] {
+        let r = simulate(
+            &d,
+            r#"{"rw":"randrw","rwmixread":30,"bs":"4k","iodepth":8,"number_ios":20000}"#,
+            state,
+            seed,
+            true,
+        );
+        let s = &r["device"]["slc"];
+        assert_eq!(r["device"]["oracle"]["mismatches"], 0, "{state:?}");
+        assert!(f(&r["device"]["oracle"]["checked"]) > 1000.0);
+        assert!(f(&s["folds"]) > 0.0, "{state:?}: {s}");
+        assert!(f(&s["lent_blocks"]) <= 11.0 * 4.0, "{s}");
+        assert!(r["stalled"].is_null(), "{state:?}: {}", r["stalled"]);
+    }
+}

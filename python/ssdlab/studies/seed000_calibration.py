@@ -53,9 +53,10 @@ LBAs a test covers nor the drive's state beyond what the rows say. The assumptio
   ``normal`` (into the empty SLC), write after the cache on ``sustain``.
 - **SLC cache size by fill level**: measured as the TechPowerUp review measures it, by
   writing 128 KiB sequentially well past the cache (1.25 times the preset's ``slc.size`` on
-  an empty drive, ``normal``; twice ``slc.min_size`` on a full one, ``full``) and counting
-  what went to SLC (``device.slc.host_units_to_slc`` x the mapping unit), in GB (10^9 B, as
-  the datasheets state it).
+  an empty drive, ``normal``; twice ``slc.min_size`` on a full one, ``full``) and taking
+  the most SLC data the drive held at once (``device.slc.peak_bytes``; before 2026-11-28
+  the units that went to SLC, which folding in the foreground lets grow past the cache),
+  in GB (10^9 B, as the datasheets state it).
 - **Map memory**: the DRAM (970 EVO Plus) or the preferred HMB size (980), from the
   resolved config, in MiB (memory is sold in binary units: "512 MB" LPDDR4 is 512 MiB).
 
@@ -374,8 +375,11 @@ def _iops(direction: str) -> Callable[[Any], float]:
     return lambda r: r[direction]["iops"]
 
 
-def _slc_gb(unit_bytes: int) -> Callable[[Any], float]:
-    return lambda r: r["device"]["slc"]["host_units_to_slc"] * unit_bytes / 1e9
+def _slc_gb(r: Any) -> float:
+    """The cache's size as a long write sees it: the most SLC-mode blocks in use at
+    once, as bytes of SLC data (with folding in the foreground, units keep going to SLC
+    after the cache is full, so counting them overstates it)."""
+    return r["device"]["slc"].get("peak_bytes", 0) / 1e9
 
 
 def _secs(s: float) -> str:
@@ -417,7 +421,6 @@ def points(cfg: Mapping[str, Any], scale: float = 1.0, t4_iodepth: int = T4_IODE
     ]  # fmt: skip
     slc = cfg.get("slc", {})
     size, low = config_bytes(slc.get("size", 0)), config_bytes(slc.get("min_size", 0))
-    unit = config_bytes(cfg["ftl"]["mapping_unit"])
     if size:
         fill = {"rw": "write", "bs": "128KiB", "iodepth": 32, "numjobs": 1, "offset": 0}
         empty = int(size * SLC_EMPTY_FILL) >> 20 << 20
@@ -426,18 +429,18 @@ def points(cfg: Mapping[str, Any], scale: float = 1.0, t4_iodepth: int = T4_IODE
                 "slc_empty",
                 "normal",
                 {**fill, "io_size": empty},
-                _slc_gb(unit),
+                _slc_gb,
                 f"normal, {empty / 1e9:.1f} GB written, the part that went to SLC",
             )
         )
-        dynamic = slc.get("mode") == "dynamic"
+        dynamic = slc.get("mode") in ("dynamic", "free-space")
         full = int((low if dynamic and low else size) * SLC_FULL_FILL) >> 20 << 20
         pts.append(
             Point(
                 "slc_full",
                 "full",
                 {**fill, "io_size": full},
-                _slc_gb(unit),
+                _slc_gb,
                 f"full, {full / 1e9:.1f} GB written, the part that went to SLC",
             )
         )

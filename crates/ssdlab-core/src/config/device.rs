@@ -3,7 +3,7 @@
 //! defaults live in the `default_*` functions; `validate()` checks consistency.
 
 use super::memory::{
-    DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SramConfig,
+    DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
 use super::scheduling::SchedulerConfig;
 use super::units::{Bandwidth, Duration, Rate, Size};
@@ -428,11 +428,28 @@ impl DeviceConfig {
         }
         self.slc.size.bytes().div_ceil(per_die).min(u32::MAX as u64) as u32
     }
+    /// SLC-mode blocks per die kept apart from the native ones: all of them, except in
+    /// free-space mode, where only the static part (`slc.min_size`) is; the rest are
+    /// block numbers that borrow a free native block while they are in use.
+    pub fn slc_static_blocks_per_die(&self) -> u32 {
+        let all = self.slc_blocks_per_die();
+        if self.slc.mode != SlcMode::FreeSpace || all == 0 {
+            return all;
+        }
+        let per_die = self.slc_block_bytes() * self.dies() as u64;
+        (self.slc.min_size.bytes().div_ceil(per_die.max(1)) as u32).min(all)
+    }
     /// Blocks per die in native (TLC/QLC/...) mode.
     pub fn native_blocks_per_die(&self) -> u32 {
         self.nand
             .blocks_per_plane
-            .saturating_sub(self.slc_blocks_per_die())
+            .saturating_sub(self.slc_static_blocks_per_die())
+    }
+    /// Block numbers per die: the native blocks, then the SLC-mode ones (in free-space
+    /// mode more than the die's physical blocks: those beyond borrow native ones).
+    pub fn block_ids_per_die(&self) -> u32 {
+        self.native_blocks_per_die()
+            .saturating_add(self.slc_blocks_per_die())
     }
     /// Host-visible capacity: native-mode flash less over-provisioning, in whole
     /// mapping units (SLC-cache blocks hold no capacity of their own).
@@ -658,10 +675,30 @@ impl DeviceConfig {
                     "slc.min_size: {} is larger than slc.size ({})",
                     self.slc.min_size, self.slc.size
                 ));
-            } else if slc + f.gc_target_blocks as u64 + 4 > n.blocks_per_plane as u64 / 2 {
+            } else if self.slc.mode == SlcMode::FreeSpace
+                && slc > self.native_blocks_per_die() as u64
+            {
                 errs.push(format!(
-                    "slc.size: {} needs {slc} SLC blocks per die, more than half of the die's {} blocks; the SLC cache must be much smaller than the drive",
-                    self.slc.size, n.blocks_per_plane
+                    "slc.size: {} needs {slc} SLC blocks per die, more than the die's {} native blocks it would borrow them from; in free-space mode slc.size is at most the native capacity in SLC mode",
+                    self.slc.size,
+                    self.native_blocks_per_die()
+                ));
+            } else if self.slc_static_blocks_per_die() as u64 + f.gc_target_blocks as u64 + 4
+                > n.blocks_per_plane as u64 / 2
+            {
+                let (what, blocks) = if self.slc.mode == SlcMode::FreeSpace {
+                    ("slc.min_size", self.slc_static_blocks_per_die() as u64)
+                } else {
+                    ("slc.size", slc)
+                };
+                let size = if what == "slc.min_size" {
+                    self.slc.min_size
+                } else {
+                    self.slc.size
+                };
+                errs.push(format!(
+                    "{what}: {size} needs {blocks} SLC blocks per die, more than half of the die's {} blocks; the SLC cache must be much smaller than the drive",
+                    n.blocks_per_plane
                 ));
             }
             if !n.pages_per_block.is_multiple_of(n.cell.bits() as u32) {
@@ -696,7 +733,9 @@ impl DeviceConfig {
                     ));
                 }
             }
-            let units = self.raw_bytes() / mu;
+            // Unit numbers: every block number's (a free-space SLC area's included).
+            let ids = self.block_ids_per_die().max(n.blocks_per_plane) as u64;
+            let units = self.raw_bytes() / n.blocks_per_plane.max(1) as u64 * ids / mu;
             if units >= u32::MAX as u64 {
                 errs.push(format!(
                     "nand: the drive has {units} mapping units, more than the 2^32-1 this simulator addresses; use a larger ftl.mapping_unit"

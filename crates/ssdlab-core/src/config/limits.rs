@@ -21,9 +21,10 @@ impl DeviceConfig {
         self.raw_bytes() / self.ftl.mapping_unit.bytes().max(1)
     }
 
-    /// Blocks of the whole drive.
+    /// Block numbers of the whole drive (a free-space SLC area's borrowing ones
+    /// included).
     fn blocks(&self) -> u64 {
-        self.dies() as u64 * self.nand.blocks_per_plane as u64
+        self.dies() as u64 * self.nand.blocks_per_plane.max(self.block_ids_per_die()) as u64
     }
 
     /// Bytes of one 32-bit entry per mapping unit in each direction: the L2P and P2L

@@ -578,20 +578,29 @@ pub struct SlcConfig {
     pub fold_when_idle: bool,
     /// `static`: the whole `size` is always there. `dynamic`: the SLC area shrinks as
     /// the drive fills, from `size` on an empty drive to `min_size` on a full one (in
-    /// proportion to the logical space not holding data).
+    /// proportion to the logical space not holding data); both keep the SLC-mode
+    /// blocks apart from the native ones that hold the capacity. `free-space`: only
+    /// `min_size` is kept apart (the static part); the rest, up to `size`, is carved
+    /// from free native blocks: an SLC block beyond the static part is opened only
+    /// while the die keeps enough free native blocks for GC and for folding every SLC
+    /// block it holds, and its native block is free again once it is folded. So the
+    /// cache is as large as `size` on an empty drive and shrinks with the free space,
+    /// as real drives' dynamic caches do (docs/flash-management.md).
     #[serde(default)]
     pub mode: SlcMode,
-    /// Dynamic mode: what is left of the SLC area on a full drive.
+    /// Dynamic mode: what is left of the SLC area on a full drive. Free-space mode:
+    /// the static part, always there.
     #[serde(default)]
     pub min_size: Size,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum SlcMode {
     #[default]
     Static,
     Dynamic,
+    FreeSpace,
 }
 
 impl Default for SlcConfig {

@@ -57,7 +57,9 @@ fn each(t: &PerPageType) -> Vec<u64> {
 /// NAND is more than a quarter of the user capacity (the presets' 6-42 GB areas are
 /// 3-13 %).
 fn slc_on_top(dev: &DeviceConfig, out: &mut Vec<String>) {
-    let slc_blocks = dev.slc_blocks_per_die() as u64;
+    // Free-space mode borrows native blocks beyond its static part: only that part is
+    // on top.
+    let slc_blocks = dev.slc_static_blocks_per_die() as u64;
     let cap = dev.capacity_bytes();
     if slc_blocks == 0 || cap == 0 {
         return;
@@ -71,6 +73,7 @@ fn slc_on_top(dev: &DeviceConfig, out: &mut Vec<String>) {
     let mode = match dev.slc.mode {
         SlcMode::Dynamic => "dynamic ",
         SlcMode::Static => "",
+        SlcMode::FreeSpace => "static part of the free-space ",
     };
     out.push(format!(
         "slc.size: the {mode}SLC area ({}) takes {} of raw NAND ({slc_blocks} blocks per die) \

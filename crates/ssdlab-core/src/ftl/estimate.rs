@@ -380,7 +380,9 @@ pub fn estimate(
             // after a full fill, their first copies (each die's first rows) invalidated.
             // Dynamic SLC on a full drive has only its least blocks (`slc.min_size`).
             let mut slc_blocks = (geo.blocks_per_die - geo.native_blocks_per_die) as u64;
-            if dev.slc.mode == SlcMode::Dynamic && state == DriveState::FullSlcExhausted {
+            // So has free-space SLC (what it borrows needs free native blocks): its
+            // static part only, or at most the over-provisioned blocks.
+            if dev.slc.mode != SlcMode::Static && state == DriveState::FullSlcExhausted {
                 let per_block = dev.slc_block_bytes() * dies;
                 slc_blocks = slc_blocks.min(dev.slc.min_size.bytes().div_ceil(per_block.max(1)));
             }

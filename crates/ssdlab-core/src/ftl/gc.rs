@@ -97,7 +97,9 @@ impl Ftl {
             GcPacing::Paced => self.gc_threshold,
         };
         d.victim.is_none()
-            && (idle || (watermark > 0 && self.slc_usable_free_blocks(die) <= watermark))
+            && (idle
+                || (watermark > 0
+                    && self.slc_usable_free_blocks_up_to(die, watermark + 1) <= watermark))
             && self.programmed[b as usize] as u32 == self.geo.slc_pages_per_block
             && d.free.len() as u32 > spare
     }
@@ -174,6 +176,8 @@ impl Ftl {
         }
         if self.geo.is_slc_block(block) {
             d.slc_free.push_back(block);
+            self.slc_in_use -= 1;
+            self.return_lent(die);
         } else {
             d.free.push_back(block);
         }

@@ -98,6 +98,9 @@ pub struct DieFtl {
     slc: Frontier,
     /// Full SLC blocks, oldest first (the order they are folded in).
     pub slc_full: VecDeque<u32>,
+    /// Free native blocks lent to SLC-mode blocks beyond the static part (free-space
+    /// SLC): one per such block in use, back on the free list when it is folded.
+    pub lent: Vec<u32>,
 }
 
 impl DieFtl {
@@ -147,6 +150,8 @@ pub struct FtlStats {
     /// SLC blocks folded and units moved from SLC to native mode.
     pub folds: u64,
     pub units_folded: u64,
+    /// Most SLC-mode blocks in use at once (all dies) since the statistics were reset.
+    pub slc_peak_blocks: u64,
 }
 
 /// Shadow state for the read oracle: every host write gets a version; reads must
@@ -197,8 +202,14 @@ pub struct Ftl {
     /// drive) to `slc_min_blocks` (full drive) with the share of host units mapped.
     slc_dynamic: bool,
     slc_min_blocks: u32,
+    /// Free-space SLC: SLC blocks in use beyond `slc_static_blocks` each borrow a
+    /// free native block.
+    slc_free_space: bool,
+    slc_static_blocks: u32,
     /// Host logical units holding data (mapped).
     mapped_units: u64,
+    /// SLC-mode blocks in use (open or full), all dies.
+    slc_in_use: u64,
     pub stats: FtlStats,
     verify: Option<Verify>,
 }
@@ -276,12 +287,15 @@ impl Ftl {
             write_clock: 0,
             slc_active: geo.native_blocks_per_die < geo.blocks_per_die,
             slc_dynamic: d.slc.mode == crate::config::memory::SlcMode::Dynamic,
+            slc_free_space: d.slc.mode == crate::config::memory::SlcMode::FreeSpace,
+            slc_static_blocks: d.slc_static_blocks_per_die(),
             slc_min_blocks: {
                 let per_die = d.slc_block_bytes() * d.dies() as u64;
                 (d.slc.min_size.bytes().div_ceil(per_die.max(1)) as u32)
                     .min(geo.slc_blocks_per_die())
             },
             mapped_units: 0,
+            slc_in_use: 0,
             stats: FtlStats::default(),
             verify,
             geo,
@@ -669,7 +683,10 @@ impl Ftl {
 
     /// Reset counters (after drive preparation) without touching the mapping.
     pub fn reset_stats(&mut self) {
-        self.stats = FtlStats::default();
+        self.stats = FtlStats {
+            slc_peak_blocks: self.slc_in_use,
+            ..FtlStats::default()
+        };
     }
 
     /// Valid units per non-free block, for tests and reports.

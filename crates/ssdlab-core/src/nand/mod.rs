@@ -59,7 +59,8 @@ pub struct Geometry {
     pub channels: u32,
     pub dies: u32,
     pub planes: u32,
-    /// Block groups per die (= blocks per plane).
+    /// Block numbers per die (= blocks per plane; with a free-space SLC area more:
+    /// its SLC-mode blocks beyond the static part borrow free native blocks).
     pub blocks_per_die: u32,
     /// Block groups per die in native mode; the rest (the last ones) are SLC mode.
     pub native_blocks_per_die: u32,
@@ -98,7 +99,7 @@ impl Geometry {
             channels: n.channels,
             dies: n.channels * n.dies_per_channel,
             planes: n.planes_per_die,
-            blocks_per_die: n.blocks_per_plane,
+            blocks_per_die: d.block_ids_per_die(),
             native_blocks_per_die: d.native_blocks_per_die(),
             slc_pages_per_block: n.pages_per_block / n.cell.bits() as u32,
             pages_per_block: n.pages_per_block,
@@ -114,7 +115,7 @@ impl Geometry {
             div_upb: FastDiv::new(ups * n.pages_per_block),
             div_ups: FastDiv::new(ups),
             div_upp: FastDiv::new(upp),
-            div_bpd: FastDiv::new(n.blocks_per_plane),
+            div_bpd: FastDiv::new(d.block_ids_per_die()),
             div_ch: FastDiv::new(n.channels),
             div_bits: FastDiv::new(n.cell.bits() as u32),
         }

@@ -393,6 +393,9 @@ impl Ssd {
                 folds: f.folds,
                 units_folded: f.units_folded,
                 bytes_folded: f.units_folded * unit,
+                peak_bytes: f.slc_peak_blocks * self.cfg.slc_block_bytes(),
+                lent_blocks: (self.cfg.slc.mode == crate::config::memory::SlcMode::FreeSpace)
+                    .then(|| self.ftl.slc_lent_blocks()),
             },
             hmb: HmbStats {
                 hmpre_bytes: self.cfg.hmb.hmpre.bytes(),

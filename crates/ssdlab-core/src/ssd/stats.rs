@@ -419,6 +419,15 @@ pub struct SlcStats {
     pub units_folded: u64,
     /// Bytes folded (bytes).
     pub bytes_folded: u64,
+    /// Most SLC-mode blocks in use at once during the run, as bytes of SLC data they
+    /// hold when full (all dies): the cache's size as a long write sees it (absent
+    /// without an SLC area).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub peak_bytes: u64,
+    /// Free-space SLC: native blocks lent to SLC-mode blocks at the end of the run
+    /// (blocks, all dies; absent in the other modes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lent_blocks: Option<u64>,
 }
 
 /// The read cache: disabled, or its counters.
@@ -510,6 +519,10 @@ pub struct OracleStats {
     pub checked: u64,
     /// Reads that returned other data than last written.
     pub mismatches: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[cfg(test)]
