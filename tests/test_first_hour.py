@@ -156,14 +156,14 @@ def test_config_doc_has_no_placeholders_or_rust_type_names():
 # ---- item 4 ---------------------------------------------------------------------------
 
 
-def _user_drive(tmp_path, slc="300GB"):
+def _user_drive(tmp_path, slc="300GB", mode="dynamic"):
     """A 1 TB DRAM-less drive described by its capacity, with its dynamic SLC cache."""
     from ssdlab.configdoc import resolved_toml
 
     lines = [x for x in resolved_toml("seed000-hmb-1tb").splitlines()
-             if not x.startswith(("blocks_per_plane", "size =", "min_size ="))]  # fmt: skip
+             if not x.startswith(("blocks_per_plane", "size =", "min_size =", "mode ="))]  # fmt: skip
     text = "\n".join(lines).replace("[nand]", '[nand]\ncapacity = "1TB"')
-    text = text.replace("[slc]", f'[slc]\nsize = "{slc}"\nmin_size = "6GB"')
+    text = text.replace("[slc]", f'[slc]\nsize = "{slc}"\nmin_size = "6GB"\nmode = "{mode}"')
     text = text.replace("[dram]", '[dram]\nsize = "0B"').replace("[sram]", '[sram]\nsize = "2MiB"')
     p = tmp_path / "user.toml"
     p.write_text(text)
@@ -184,3 +184,7 @@ def test_validate_says_loudly_when_the_slc_area_adds_raw_nand(tmp_path, capsys):
                    .get("warnings", []))  # fmt: skip
     assert main(["validate", "seed000-hmb-1tb"]) == 0
     assert "ON TOP" not in capsys.readouterr().err
+    # the same 300 GB carved from free native blocks: only its 6 GB static part is apart
+    cfg = ssdlab.validate(str(_user_drive(tmp_path, mode="free-space")))
+    assert not any("ON TOP" in w for w in cfg.get("warnings", []))
+    assert cfg["raw_bytes"] < 1.2 * cfg["capacity_bytes"]

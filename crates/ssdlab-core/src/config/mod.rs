@@ -527,12 +527,27 @@ mod tests {
             origin: "user.toml".into(),
             text,
         };
-        let sets = ["slc.size=300GB".into(), "slc.min_size=6GB".into()];
+        let sets = [
+            "slc.mode=dynamic".into(),
+            "slc.size=300GB".into(),
+            "slc.min_size=6GB".into(),
+        ];
         let d = load_device(&spec, &sets).unwrap();
         let w = d.warnings().join("\n");
         assert!(w.contains("slc.size") && w.contains("ON TOP"), "{w}");
         assert!(w.contains("dynamic SLC area (300 GB)"), "{w}");
+        assert!(w.contains("slc.mode = \"free-space\""), "{w}");
         assert!(d.raw_bytes() > 19 * d.capacity_bytes() / 10, "{w}");
+        // Carved from free native blocks instead: nothing on top but the static part.
+        let sets = [
+            "slc.mode=\"free-space\"".into(),
+            "slc.size=300GB".into(),
+            "slc.min_size=6GB".into(),
+        ];
+        let d = load_device(&spec, &sets).unwrap();
+        let w = d.warnings().join("\n");
+        assert!(!w.contains("ON TOP"), "{w}");
+        assert!(d.raw_bytes() < 12 * d.capacity_bytes() / 10, "{w}");
     }
 
     #[test]

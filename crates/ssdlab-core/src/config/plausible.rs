@@ -78,10 +78,10 @@ fn slc_on_top(dev: &DeviceConfig, out: &mut Vec<String>) {
     out.push(format!(
         "slc.size: the {mode}SLC area ({}) takes {} of raw NAND ({slc_blocks} blocks per die) \
          ON TOP of the {} that hold the {} capacity: {} raw in all, {:.2}x the capacity. \
-         ssdlab keeps SLC blocks apart from the native ones; a real drive carves its dynamic \
-         SLC area from the same native blocks. To describe a real drive, give slc.size the \
-         SLC area the drive keeps apart (often its static part, a few GB) or accept the extra \
-         raw NAND knowingly (docs/config.md, 'Describing a real drive')",
+         In this mode ssdlab keeps SLC blocks apart from the native ones; a real drive carves \
+         its dynamic SLC area from the same native blocks. To describe a real drive, use \
+         slc.mode = \"free-space\" (slc.size the whole cache, slc.min_size its static part), \
+         or accept the extra raw NAND knowingly (docs/config.md, 'Describing a real drive')",
         gb(dev.slc.size.bytes()),
         gb(slc_raw),
         gb(raw - slc_raw),

@@ -137,17 +137,17 @@ impl Ssd {
             let mut p = g.next;
             let mut no_room = false;
             while p < g.end {
-                if staged {
+                let valid = self.valid_units_of_page(base + p);
+                if staged && valid > 0 {
                     // An idle die's reads ahead use the room it holds, never new room:
                     // its time is free, the buffer it would take from the host is not.
-                    let v = self.valid_units_of_page(base + p);
                     let ahead = release == Release::Ahead;
-                    if v > 0 && !self.gather_reserve(die, v, ahead, free <= urgent) {
+                    if !self.gather_reserve(die, valid, ahead, free <= urgent) {
                         no_room = true; // woken when room returns, or by the pace
                         break;
                     }
                 }
-                let valid = self.gc_read(die, g.victim, base + p);
+                self.gc_read(die, g.victim, base + p, valid);
                 p += upp;
                 if valid > 0 {
                     let gc = &mut self.dq[d].gc;
@@ -169,19 +169,11 @@ impl Ssd {
         queued
     }
 
-    /// Valid units of the page holding unit `p`.
+    /// Valid units of the page holding unit `p` (counted once per page read: the
+    /// gathered staging's reservation and the read use the same count).
     fn valid_units_of_page(&self, p: u32) -> u32 {
-        (p..p + self.geo.units_per_page)
-            .filter(|&u| self.ftl.lpn_of(u) != crate::ftl::UNMAPPED)
-            .count() as u32
-    }
-
-    /// Queue the GC read of the page holding unit `p` of `victim` if the page has
-    /// valid units; returns how many.
-    pub(super) fn gc_read(&mut self, die: u32, victim: u32, p: u32) -> u32 {
-        let upp = self.geo.units_per_page;
         let mut valid = 0;
-        for u in p..p + upp {
+        for u in p..p + self.geo.units_per_page {
             let lpn = self.ftl.lpn_of(u);
             if lpn != crate::ftl::UNMAPPED {
                 valid += 1;
@@ -189,6 +181,13 @@ impl Ssd {
                 self.ftl.prefetch_lpn(lpn);
             }
         }
+        valid
+    }
+
+    /// Queue the GC read of the page holding unit `p` of `victim` if the page has
+    /// `valid` valid units (`valid_units_of_page`).
+    pub(super) fn gc_read(&mut self, die: u32, victim: u32, p: u32, valid: u32) {
+        let upp = self.geo.units_per_page;
         if valid > 0 {
             let t = self.txns.insert(Txn {
                 kind: TxnKind::GcRead,
@@ -209,7 +208,6 @@ impl Ssd {
             self.counters.gc_reads += 1;
             self.journal_gc_reads(valid, true);
         }
-        valid
     }
 
     pub(super) fn queue_erase(&mut self, die: u32, block: u32) {
