@@ -160,8 +160,8 @@ def _user_drive(tmp_path, slc="300GB", mode="dynamic"):
     """A 1 TB DRAM-less drive described by its capacity, with its dynamic SLC cache."""
     from ssdlab.configdoc import resolved_toml
 
-    lines = [x for x in resolved_toml("seed000-hmb-1tb").splitlines()
-             if not x.startswith(("blocks_per_plane", "size =", "min_size =", "mode ="))]  # fmt: skip
+    dropped = ("blocks_per_plane", "size =", "min_size =", "mode =")
+    lines = [x for x in resolved_toml("seed000-hmb-1tb").splitlines() if not x.startswith(dropped)]
     text = "\n".join(lines).replace("[nand]", '[nand]\ncapacity = "1TB"')
     text = text.replace("[slc]", f'[slc]\nsize = "{slc}"\nmin_size = "6GB"\nmode = "{mode}"')
     text = text.replace("[dram]", '[dram]\nsize = "0B"').replace("[sram]", '[sram]\nsize = "2MiB"')
