@@ -298,12 +298,7 @@ impl Ssd {
     pub(super) fn begin(&mut self, die: u32, stage: DieStage, until: u64) {
         let now = self.now();
         let d = &mut self.dies[die as usize];
-        if !matches!(d.stage, DieStage::Idle | DieStage::Hold) {
-            d.busy_ns += now - d.op_start;
-            if d.op_gc {
-                d.gc_busy_ns += now - d.op_start;
-            }
-        }
+        d.end_stage(now);
         d.stage = stage;
         d.gen = d.gen.wrapping_add(1);
         d.op_start = now;
@@ -316,12 +311,7 @@ impl Ssd {
     pub(super) fn go_idle(&mut self, die: u32) {
         let now = self.now();
         let d = &mut self.dies[die as usize];
-        if d.stage != DieStage::Hold {
-            d.busy_ns += now - d.op_start;
-            if d.op_gc {
-                d.gc_busy_ns += now - d.op_start;
-            }
-        }
+        d.end_stage(now);
         d.stage = DieStage::Idle;
         d.gen = d.gen.wrapping_add(1);
     }
