@@ -190,3 +190,72 @@ fn per_byte_energy_of_sequential_reads_tends_to_the_per_byte_terms() {
         "256k: {last} J/B vs floor {floor} ({gap})"
     );
 }
+
+#[test]
+fn a_power_limit_is_never_exceeded_and_throttles_the_dies() {
+    let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":64,"number_ios":60000}"#;
+    let free = device("hmb-ssd", &["power.enabled=true"]);
+    let (base, die) = free.power_parts();
+    let dies = free.nand.channels * free.nand.dies_per_channel;
+    assert!(dies >= 4);
+    let limit = base + 2.5 * die; // two dies at once
+    let capped = device(
+        "hmb-ssd",
+        &["power.enabled=true", &format!("power.limit_w={limit}")],
+    );
+    let r_free = simulate(&free, wl, DriveState::Full, 2, false);
+    let r_cap = simulate(&capped, wl, DriveState::Full, 2, false);
+    let e_cap = energy(&r_cap);
+    assert_eq!(f(&e_cap["max_active_dies"]), 2.0);
+    assert_eq!(f(&e_cap["limit_w"]), limit);
+    assert!(
+        f(&e_cap["avg_w"]) <= limit,
+        "{} W over {limit} W",
+        e_cap["avg_w"]
+    );
+    assert!(
+        f(&e_cap["peak_w"]) <= limit,
+        "{} W peak over {limit} W",
+        e_cap["peak_w"]
+    );
+    for w in e_cap["window_w"].as_array().unwrap() {
+        assert!(f(&w[1]) <= limit);
+    }
+    // The cap works by making NAND operations wait: fewer IOPS than without it.
+    let iops = |r: &Value| f(&r["write"]["iops"]);
+    assert!(
+        iops(&r_cap) < 0.8 * iops(&r_free),
+        "{} vs {}",
+        iops(&r_cap),
+        iops(&r_free)
+    );
+    // A cap below one working die is refused, naming the field.
+    let low = format!("power.limit_w={}", base * 0.5);
+    let o = vec!["power.enabled=true".to_string(), low];
+    let err = ssdlab_core::config::load_device(
+        &ssdlab_core::config::DeviceSpec::Preset("hmb-ssd".into()),
+        &o,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("power.limit_w"), "{err}");
+}
+
+#[test]
+fn a_lower_operational_state_caps_power() {
+    let dev = device(
+        "samsung-970-evo-plus-1tb",
+        &["power.enabled=true", "power.operational_state=1"],
+    );
+    let cap = dev.power_cap().unwrap();
+    if let Some(c) = cap {
+        assert_eq!(c.limit_w, dev.power.states[1].max_w);
+        let r = simulate(
+            &dev,
+            r#"{"rw":"write","bs":"128k","iodepth":32,"io_size":"1GiB"}"#,
+            DriveState::Fresh,
+            1,
+            false,
+        );
+        assert!(f(&energy(&r)["avg_w"]) <= c.limit_w);
+    }
+}

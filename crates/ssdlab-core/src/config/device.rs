@@ -739,6 +739,11 @@ impl DeviceConfig {
             }
             self.scheduler.validate(&mut errs);
             self.power.validate(&mut errs);
+            if errs.is_empty() {
+                if let Err(e) = self.power_cap() {
+                    errs.push(e);
+                }
+            }
             if self.nand.cache_program
                 && (self.scheduler.program_suspend
                     || self.scheduler.policy

@@ -302,3 +302,97 @@ impl PowerConfig {
         }
     }
 }
+
+/// The run-level power cap and what it allows: NAND operations that may run at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerCap {
+    /// The cap (W): `limit_w`, or the operational state's `max_w`, whichever is lower.
+    pub limit_w: f64,
+    /// The drive's worst case with no die working (W): every core busy, static logic,
+    /// SRAM, DRAM at full bandwidth, the link in L0 at full rate both ways.
+    pub base_w: f64,
+    /// Extra power of one working die: its highest phase, and its channel (with the
+    /// controller's data path) at the bus rate (W).
+    pub die_w: f64,
+    /// Dies that may work the array at once.
+    pub max_active_dies: u32,
+}
+
+impl super::DeviceConfig {
+    /// The power cap in force (None: no cap, or one the drive never reaches). Error:
+    /// a cap below the drive's draw with one die working.
+    pub fn power_cap(&self) -> Result<Option<PowerCap>, String> {
+        let p = &self.power;
+        if !p.enabled {
+            return Ok(None);
+        }
+        let state_w = p
+            .states
+            .get(p.operational_state as usize)
+            .map_or(f64::INFINITY, |s| {
+                if p.operational_state == 0 {
+                    f64::INFINITY
+                } else {
+                    s.max_w
+                }
+            });
+        let limit_w = if p.limit_w > 0.0 {
+            p.limit_w.min(state_w)
+        } else {
+            state_w
+        };
+        if !limit_w.is_finite() {
+            return Ok(None);
+        }
+        let (base_w, die_w) = self.power_parts();
+        let dies = self.nand.channels * self.nand.dies_per_channel;
+        let room = limit_w - base_w;
+        if room < die_w {
+            return Err(format!(
+                "power.limit_w: a cap of {limit_w:.3} W is below what the drive may draw with \
+                 one die working ({:.3} W: {base_w:.3} W without the array, {die_w:.3} W per die)",
+                base_w + die_w
+            ));
+        }
+        let n = if die_w > 0.0 {
+            (room / die_w).floor()
+        } else {
+            f64::INFINITY
+        };
+        if n >= dies as f64 {
+            return Ok(None);
+        }
+        Ok(Some(PowerCap {
+            limit_w,
+            base_w,
+            die_w,
+            max_active_dies: n as u32,
+        }))
+    }
+
+    /// (W) The drive's worst case with no die working the array, and one die's extra
+    /// power in its highest phase (the power cap's two terms).
+    pub fn power_parts(&self) -> (f64, f64) {
+        let p = &self.power;
+        let dies = self.nand.channels * self.nand.dies_per_channel;
+        let dram_gib = self.dram.size.bytes() as f64 / (1u64 << 30) as f64;
+        let dram_bw = if dram_gib > 0.0 {
+            self.dram.bandwidth.0
+        } else {
+            0.0
+        };
+        let base_w = self.controller.cores as f64 * p.core_busy_w
+            + p.controller_static_w
+            + p.sram_w
+            + dram_gib * p.dram_standby_w_per_gib
+            + dram_bw * p.dram_j_per_byte
+            + self.host.pcie_lanes as f64 * p.pcie_l0_w_per_lane
+            + 2.0 * self.link_bytes_per_s() * p.pcie_j_per_byte
+            + dies as f64 * p.nand_standby_w;
+        // A working die may also keep its channel busy (data-in of a cached program
+        // while it programs): the channel and data-path energy at the bus rate.
+        let die_w = p.nand_read_w.max(p.nand_program_w).max(p.nand_erase_w) - p.nand_standby_w
+            + self.channel_bytes_per_s() * (p.channel_j_per_byte + p.datapath_j_per_byte);
+        (base_w, die_w)
+    }
+}

@@ -39,7 +39,92 @@ impl PowerRun {
     }
 }
 
+/// The power cap's mechanism: at most `max` dies work the array (or their bus
+/// transfers) at once; a die that would start an operation past it waits for one to
+/// finish.
+#[derive(Clone, Debug)]
+pub(crate) struct DieCap {
+    pub max: u32,
+    pub active: u32,
+    /// A die was refused since the last slot freed.
+    pub waiting: bool,
+    /// Where the next scan for waiting dies starts (fairness).
+    cursor: u32,
+    pub limit_w: f64,
+}
+
+impl DieCap {
+    pub fn new(cfg: &crate::config::DeviceConfig) -> Option<DieCap> {
+        let cap = cfg.power_cap().ok().flatten()?;
+        Some(DieCap {
+            max: cap.max_active_dies,
+            active: 0,
+            waiting: false,
+            cursor: 0,
+            limit_w: cap.limit_w,
+        })
+    }
+}
+
+/// A stage that holds one of the cap's slots (anything but idle and holding).
+#[inline]
+pub(super) fn holds_slot(stage: crate::nand::DieStage) -> bool {
+    !matches!(
+        stage,
+        crate::nand::DieStage::Idle | crate::nand::DieStage::Hold
+    )
+}
+
 impl Ssd {
+    /// Under the power cap: may an idle die start an operation now? (Refused: it is
+    /// kicked again when a slot frees.)
+    #[inline]
+    pub(super) fn cap_refuses(&mut self) -> bool {
+        match &mut self.die_cap {
+            Some(c) if c.active >= c.max => {
+                c.waiting = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A die's stage changes from `from` to `to`: take or give back its slot.
+    #[inline]
+    pub(super) fn cap_track(&mut self, from: crate::nand::DieStage, to: crate::nand::DieStage) {
+        if let Some(c) = &mut self.die_cap {
+            match (holds_slot(from), holds_slot(to)) {
+                (false, true) => c.active += 1,
+                (true, false) => c.active -= 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// Slots are free and dies were refused: kick idle dies, from the cursor on, until
+    /// the slots are taken.
+    pub(super) fn cap_kick_waiting(&mut self) {
+        let Some(c) = &mut self.die_cap else { return };
+        if !c.waiting || c.active >= c.max {
+            return;
+        }
+        c.waiting = false;
+        let start = c.cursor;
+        let dies = self.geo.dies;
+        for k in 0..dies {
+            let die = (start + k) % dies;
+            if self.dies[die as usize].stage == crate::nand::DieStage::Idle {
+                self.kick_die(die);
+            }
+            let c = self.die_cap.as_mut().expect("set");
+            if c.active >= c.max {
+                c.cursor = (die + 1) % dies;
+                c.waiting = true; // others may still wait
+                return;
+            }
+        }
+    }
+
     /// A command arrives with nothing outstanding: the idle period ends (a sleeping
     /// drive wakes; commands wait in their queue until it has).
     pub(super) fn power_busy(&mut self, now: Ns) {
@@ -174,8 +259,8 @@ impl Ssd {
             wakeups: timeline.wakeups,
             mean_wake_ns: per(timeline.wake_ns as f64, timeline.wakeups),
             max_wake_ns: timeline.max_wake_ns,
-            limit_w: None,
-            max_active_dies: None,
+            limit_w: self.die_cap.as_ref().map(|c| c.limit_w),
+            max_active_dies: self.die_cap.as_ref().map(|c| c.max),
             window_w: p.windows.clone(),
             components: e,
         };

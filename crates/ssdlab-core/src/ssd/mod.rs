@@ -183,6 +183,9 @@ pub struct Ssd {
     power: Option<Box<energy::PowerRun>>,
     /// A sleeping drive takes no command before this time (0: awake).
     awake_at: Ns,
+    /// The power cap's limit on dies working at once (`power.limit_w`, or a lower
+    /// operational state).
+    die_cap: Option<energy::DieCap>,
 }
 
 /// Flash-level counters.
@@ -362,6 +365,7 @@ impl Ssd {
             remote: None,
             power: energy::PowerRun::new(&cfg),
             awake_at: 0,
+            die_cap: energy::DieCap::new(&cfg),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
