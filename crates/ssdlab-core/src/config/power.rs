@@ -15,7 +15,8 @@
 //! Sources of the defaults:
 //!   [onfi-tlc]  ONFI-class 3D TLC NAND data sheets (e.g. Micron's MT29F 3D TLC parts): Vcc 3.3 V,
 //!               VccQ 1.2 V; array read/program/erase currents ICC1/ICC2/ICC3 25 mA typical;
-//!               standby ISB about 50 uA; I/O burst current about 40 mA at 800 MT/s on VccQ.
+//!               standby ISB 10 uA typical (50 uA maximum); I/O burst current about 40 mA
+//!               at 800 MT/s on VccQ.
 //!   [lpddr4]    LPDDR4 8 Gbit x16 data sheets' IDD tables (VDD2 1.1 V): IDD3N about 30 mA
 //!               (active standby), IDD4R about 250 mA (read burst), IDD6 about 1 mA (self
 //!               refresh), 3,200 MT/s x16 = 6.4 GB/s.
@@ -99,7 +100,8 @@ pub struct PowerConfig {
     pub nand_program_w: f64,
     /// NAND die power while erasing (W per die; [onfi-tlc] 3.3 V x 25 mA).
     pub nand_erase_w: f64,
-    /// NAND die power in standby, between operations (W per die; [onfi-tlc] 3.3 V x 50 uA).
+    /// NAND die power in standby, between operations (W per die; [onfi-tlc] 3.3 V x 10 uA
+    /// typical).
     pub nand_standby_w: f64,
     /// Energy per byte moved on a flash channel, NAND and controller I/O together
     /// (J/byte; [onfi-tlc] 1.2 V x 40 mA at 800 MB/s is 60 pJ/B on each side).
@@ -169,7 +171,7 @@ impl Default for PowerConfig {
             nand_read_w: 0.0825,
             nand_program_w: 0.0825,
             nand_erase_w: 0.0825,
-            nand_standby_w: 0.000165,
+            nand_standby_w: 0.000033,
             channel_j_per_byte: 1.2e-10,
             core_busy_w: 0.15,
             core_idle_w: 0.02,

@@ -164,6 +164,41 @@ pub fn idle_w(cfg: &PowerConfig, dies: u32, cores: u32, dram_gib: f64, lanes: u3
         + lanes as f64 * cfg.pcie_l0_w_per_lane
 }
 
+/// The drive's power in each non-operational state (W), "PS3": ..., integrated by
+/// the same model over a stay in it with nothing else happening.
+pub fn sleep_w(cfg: &PowerConfig, base: &Activity) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for (i, s) in cfg.states.iter().enumerate() {
+        if s.operational {
+            continue;
+        }
+        let mut state_ns = vec![0; cfg.states.len()];
+        state_ns[i] = 1_000_000_000;
+        let mut link_ns = [0; 3];
+        let link = match cfg.aspm.as_str() {
+            "off" => 0,
+            "L1.2" if s.link == "L1.2" => 2,
+            _ => 1,
+        };
+        link_ns[link] = 1_000_000_000;
+        let a = Activity {
+            sim_ns: 1_000_000_000,
+            dies: base.dies,
+            cores: base.cores,
+            dram_gib: base.dram_gib,
+            pcie_lanes: base.pcie_lanes,
+            state_ns,
+            link_ns,
+            ..Activity::default()
+        };
+        out.insert(
+            format!("PS{i}"),
+            serde_json::json!(integrate(cfg, &a).drive_j()),
+        );
+    }
+    out
+}
+
 /// The report's `energy` block.
 #[derive(Clone, Debug, Serialize)]
 pub struct EnergyStats {
@@ -179,6 +214,8 @@ pub struct EnergyStats {
     pub peak_w: f64,
     /// What the drive draws idle in its operational state, link in L0 (W).
     pub idle_w: f64,
+    /// What it draws in each non-operational state (W).
+    pub sleep_w: serde_json::Map<String, serde_json::Value>,
     /// total_j per completed I/O (J).
     pub j_per_io: f64,
     /// total_j per GB (1e9 bytes) read and written by the host (J/GB).

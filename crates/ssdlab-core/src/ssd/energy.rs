@@ -6,7 +6,7 @@
 use super::Ssd;
 use crate::config::memory::{DataTier, MapTier};
 use crate::energy::apst::PowerTimeline;
-use crate::energy::{idle_w, integrate, Activity, EnergyStats};
+use crate::energy::{idle_w, integrate, sleep_w, Activity, EnergyStats};
 use crate::sim::Ns;
 use serde_json::{json, Map, Value};
 
@@ -252,6 +252,7 @@ impl Ssd {
             avg_w,
             peak_w: p.peak_w.max(if p.windows.is_empty() { avg_w } else { 0.0 }),
             idle_w: idle_w(cfg, a.dies, a.cores, a.dram_gib, a.pcie_lanes),
+            sleep_w: sleep_w(cfg, &a),
             j_per_io: per(e.total_j(), ios),
             j_per_gb: per(e.total_j() * 1e9, bytes),
             power_state_ns: ps,
