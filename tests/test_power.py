@@ -88,3 +88,16 @@ def test_study_power_quick(tmp_path, capsys):
     assert all(float(r["wake_mean_us"]) > 0 for r in client)
     ds = list(csv.DictReader((tmp_path / "datasheet.csv").open()))
     assert {d["preset"] for d in ds} >= {"samsung-970-evo-plus-1tb", "seed000-hmb"}
+
+
+def test_timeline_draws_power_over_time(tmp_path):
+    pytest.importorskip("matplotlib")
+    from ssdlab.plot import timeline
+
+    wl = {"rw": "randwrite", "bs": "4KiB", "iodepth": 16, "number_ios": 40_000}
+    rep = ssdlab.run("tiny-test", wl, energy=True)
+    assert len(rep["energy"]["window_w"]) >= 2
+    p = tmp_path / "r.json"
+    p.write_text(rep.to_json())
+    out = timeline([p], tmp_path / "t.png")
+    assert out.exists() and out.stat().st_size > 0
