@@ -259,3 +259,20 @@ fn a_lower_operational_state_caps_power() {
         assert!(f(&energy(&r)["avg_w"]) <= c.limit_w);
     }
 }
+
+#[test]
+fn a_paced_workload_wakes_the_drive_at_each_io() {
+    // rate_iops = 5: one read every 200 ms, each after 100 ms in PS4 (default table).
+    let dev = device("tiny-test", &["power.enabled=true"]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":5,"rate_iops":5}"#,
+        DriveState::Full,
+        1,
+        false,
+    );
+    let e = energy(&r);
+    assert_eq!(f(&e["wakeups"]), 4.0);
+    assert_eq!(f(&e["mean_wake_ns"]), 8.0e6);
+    assert!(f(&r["read"]["lat_ns"]["mean"]) > 0.8 * 8.0e6);
+}

@@ -235,7 +235,7 @@ pub struct EnergyStats {
     /// NAND operations that could start at once under the cap (absent: no cap).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_active_dies: Option<u32>,
-    /// Drive power per window (W), when the run asked for the timeline.
+    /// Drive power per peak window: (window end in s, mean W), in order.
     pub window_w: Vec<[f64; 2]>,
 }
 
