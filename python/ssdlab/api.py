@@ -362,6 +362,7 @@ def run(
     progress: bool = False,
     reuse_prep: bool = False,
     max_memory: int | None = None,
+    energy: bool = False,
 ) -> Report:
     """Simulate ``workload`` (fio option names) on ``device`` and return a :class:`Report`.
 
@@ -379,6 +380,9 @@ def run(
     ``reuse_prep=True`` keeps the prepared drive (one per process) and reuses it for
     the next run with the same device, state, seed and area: the same report, without
     preparing an aged drive again (for sweeps; :func:`clear_prepared` frees it).
+    ``energy=True`` turns the device's energy model on (``power.enabled``): the report
+    gains an ``energy`` block (joules per component, average and peak watts, J per I/O,
+    time in each NVMe power state; docs/power.md).
     ``max_memory`` (bytes; default :data:`DEFAULT_MAX_MEMORY`, half the physical memory;
     0 = no limit) refuses, with ConfigError, a run whose memory estimate exceeds it.
     The GIL is released while the simulation runs; Ctrl-C stops it within about 50 ms
@@ -387,8 +391,14 @@ def run(
     kind, text, origin = _device_args(device)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ConfigError(f"seed: '{seed}' is not allowed (an integer from 0 to 2^64-1)")
-    for name, flag in (("verify", verify), ("reuse_prep", reuse_prep), ("progress", progress)):
+    for name, flag in (
+        ("verify", verify),
+        ("reuse_prep", reuse_prep),
+        ("progress", progress),
+        ("energy", energy),
+    ):
         check_bool(name, flag)
+    overrides = _overrides(set) + (["power.enabled=true"] if energy else [])
     if isinstance(workload, str):
         from ssdlab.workloads import named_workload
 
@@ -403,7 +413,7 @@ def run(
         kind,
         text,
         origin,
-        _overrides(set),
+        overrides,
         wl_json,
         wl_args,
         _check_state(state),

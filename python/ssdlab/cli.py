@@ -138,6 +138,12 @@ def add_device_args(p: argparse.ArgumentParser, default: str | None = api.DEFAUL
         metavar="KEY=VALUE",
         help="override a device field, e.g. --set nand.t_read=60us (repeatable)",
     )
+    p.add_argument(
+        "--energy",
+        action="store_true",
+        help="model energy and NVMe power states (power.enabled=true): the report gains an "
+        "energy block, the summary a power line, a comparison energy columns (docs/power.md)",
+    )
 
 
 def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -> int:
@@ -400,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, flag, None) == "":
                 raise UsageError(f"--{flag}: an empty file name (expected a file name, or -)")
         apply_max_memory(args)
+        if getattr(args, "energy", False) and isinstance(getattr(args, "set", None), list):
+            args.set.append("power.enabled=true")
         rc = args.func(args)
         sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
         return rc

@@ -35,6 +35,10 @@ COLUMNS = (
     "map_hit_rate",
     "hmb_granted_bytes",
 )
+# With the energy model on (``energy=True``, ``--energy``): the drive's mean and peak
+# power, its idle power, energy per I/O and per GB moved, and the host DRAM energy of
+# HMB traffic (the host's side of an HMB drive's saving).
+ENERGY_COLUMNS = ("avg_w", "peak_w", "idle_w", "uj_per_io", "j_per_gb", "host_hmb_j")
 _PCT = {"lat_p50_us": "50.000000", "lat_p99_us": "99.000000", "lat_p99_99_us": "99.990000"}
 # Deprecated aliases compare() still returns for a release (ssdlab.schema).
 ALIASES = {"lat_p99.99_us": "lat_p99_99_us"}
@@ -75,6 +79,16 @@ def rows(reports: Mapping[str, Report | Mapping[str, Any]]) -> list[dict[str, An
             for key, p in _PCT.items():
                 row[key] = pct[p] / 1e3 if p in pct else None
             row.update(counters)
+            e = data.get("energy")
+            if e:
+                row.update(
+                    avg_w=e["avg_w"],
+                    peak_w=e["peak_w"],
+                    idle_w=e["idle_w"],
+                    uj_per_io=e["j_per_io"] * 1e6,
+                    j_per_gb=e["j_per_gb"],
+                    host_hmb_j=e["components"].get("host_hmb_j", 0.0),
+                )
             out.append(row)
     return out
 
@@ -92,6 +106,8 @@ def _cell(key: str, v: Any) -> str:
         return f"{v:.1%}"
     if key == "hmb_granted_bytes":
         return f"{v / (1 << 20):g} MiB"
+    if key in ENERGY_COLUMNS:
+        return f"{v:,.3g}"
     return f"{v:,.1f}"
 
 
@@ -107,18 +123,32 @@ HEADERS = {
     "waf": "WAF",
     "map_hit_rate": "map hit",
     "hmb_granted_bytes": "HMB granted",
+    "avg_w": "avg W",
+    "peak_w": "peak W",
+    "idle_w": "idle W",
+    "uj_per_io": "µJ/IO",
+    "j_per_gb": "J/GB",
+    "host_hmb_j": "host HMB J",
 }
+
+
+def columns_of(table: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """:data:`COLUMNS`, and :data:`ENERGY_COLUMNS` when a row has them."""
+    if any("avg_w" in r for r in table):
+        return (*COLUMNS, *ENERGY_COLUMNS)
+    return COLUMNS
 
 
 def format_table(table: Sequence[Mapping[str, Any]]) -> str:
     """The rows as an aligned text table (text left, numbers right)."""
-    cells = [[HEADERS[k] for k in COLUMNS]] + [[_cell(k, r.get(k)) for k in COLUMNS] for r in table]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    cols = columns_of(table)
+    cells = [[HEADERS[k] for k in cols]] + [[_cell(k, r.get(k)) for k in cols] for r in table]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     lines = []
     for row in cells:
         parts = [
             c.ljust(w) if k in ("device", "direction") else c.rjust(w)
-            for k, c, w in zip(COLUMNS, row, widths)
+            for k, c, w in zip(cols, row, widths)
         ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
@@ -162,8 +192,8 @@ def run_each(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any) ->
 def compare(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any):
     """Run ``workload`` on each device and return a pandas DataFrame, one row per
     (device, direction), columns :data:`COLUMNS` (names: :mod:`ssdlab.schema`; the
-    deprecated ``lat_p99.99_us`` last). ``run_kwargs`` go to :func:`ssdlab.run`
-    (state, seed, set, queues, ...)."""
+    deprecated ``lat_p99.99_us`` last), then :data:`ENERGY_COLUMNS` with ``energy=True``.
+    ``run_kwargs`` go to :func:`ssdlab.run` (state, seed, set, queues, energy, ...)."""
     try:
         import pandas as pd
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -171,7 +201,8 @@ def compare(devices: Iterable[Any], workload: Any = None, **run_kwargs: Any):
     table = rows(run_each(devices, workload, **run_kwargs))
     for r in table:
         r.update({old: r[new] for old, new in ALIASES.items()})
-    return pd.DataFrame(table, columns=[*COLUMNS, *ALIASES])
+    extra = list(columns_of(table)[len(COLUMNS):])
+    return pd.DataFrame(table, columns=[*COLUMNS, *ALIASES, *extra])
 
 
 def check_devices(text: str) -> list[str]:

@@ -194,6 +194,9 @@ def _structs(text: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for m in re.finditer(r"pub struct (\w+) \{\n(.*?)\n\}", text, re.S):
         fields, doc, default = [], [], None
+        # `#[serde(default)]` on the struct: every field has a default
+        before = text[: m.start()].rstrip().splitlines()
+        whole = bool(before) and before[-1].startswith("#[serde(") and "default" in before[-1]
         for line in m.group(2).splitlines():
             s = line.strip()
             if s.startswith("///"):
@@ -209,7 +212,7 @@ def _structs(text: str) -> dict[str, list[dict]]:
                         "name": fm.group(1),
                         "type": fm.group(2),
                         "doc": " ".join(doc),
-                        "required": default is None,
+                        "required": default is None and not whole,
                     }
                 )
                 doc, default = [], None
@@ -347,7 +350,8 @@ def generate(root: str | Path) -> str:
         structs.update(_structs(t))
         enums.update(_enums(t))
     top = structs["DeviceConfig"]
-    resolved = api.validate(_minimal_device(structs, top))
+    # The power section is left out of a resolved config while disabled: resolve it on.
+    resolved = api.validate({**_minimal_device(structs, top), "power": {"enabled": True}})
     out = [
         "# Device config reference",
         "",
@@ -373,6 +377,10 @@ def generate(root: str | Path) -> str:
                 default = "*required*"
             else:
                 v = resolved.get(sec, {}).get(g["name"])
+                if path == "power.enabled":
+                    v = False  # resolved with it on, above
+                if isinstance(v, list) and v and isinstance(v[0], dict):
+                    v = f"{len(v)} states (docs/power.md)"
                 default = "-" if v is None else f"`{_toml_value(v)}`"
             doc = (g["doc"] or "-").replace("|", "/")
             unit = _unit(g["type"], enums).replace("|", "/")

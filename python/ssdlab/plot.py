@@ -14,7 +14,8 @@
 - timeline: IOPS and mean latency per 500 ms window of simulated time from a report's
   logs (``iops_log``/``lat_log`` per direction), or from fio's log files (a fio JSON
   whose jobs wrote write_iops_log/write_lat_log, or the logs themselves), where GC
-  cliffs and the end of the SLC cache show as steps.
+  cliffs and the end of the SLC cache show as steps; a report of a run with the energy
+  model (``--energy``) adds the drive's power per peak window (``energy.window_w``).
 
 Labels always carry units (µs, KiB, MB/s); a legend names a device's HMB grant only
 when the report says the device has an HMB. Needs matplotlib (``pip install
@@ -549,7 +550,18 @@ def timeline_figure(paths: Sequence[str | Path], window_ms: int = 500):
     if not paths:
         raise PlotError("timeline: give an ssdlab report, fio JSON with its logs, or fio logs")
     plt = _pyplot()
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    # Reports of runs with the energy model also draw the drive's power per window.
+    powered = []
+    for path in map(Path, paths):
+        if path.suffix != ".log":
+            doc = load_doc(path)
+            w = (doc.get("energy") or {}).get("window_w") or []
+            if w:
+                powered.append((_label(doc, path.stem), w))
+    fig, axes = plt.subplots(
+        3 if powered else 2, 1, figsize=(9, 8.5 if powered else 6), sharex=True
+    )
+    a1, a2 = axes[0], axes[1]
     names = ("read", "write", "trim")
     drawn, title = [], ""
     logs: list[Path] = []
@@ -598,11 +610,18 @@ def timeline_figure(paths: Sequence[str | Path], window_ms: int = 500):
         raise PlotError("timeline: nothing to plot")
     a1.set_ylabel("IOPS", fontsize=12)
     a2.set_ylabel("mean latency (µs)", fontsize=12)
-    a2.set_xlabel(f"simulated time after ramp (s), {window_ms} ms windows", fontsize=12)
+    for label, w in powered:
+        ends = [t for t, _ in w]
+        starts = [0.0, *ends[:-1]]
+        axes[2].step([*starts, ends[-1]], [*[v for _, v in w], w[-1][1]], where="post",
+                     label=f"{label} power", linewidth=1.8)  # fmt: skip
+    if powered:
+        axes[2].set_ylabel("drive power (W)", fontsize=12)
+    axes[-1].set_xlabel(f"simulated time after ramp (s), {window_ms} ms windows", fontsize=12)
     a1.set_title(f"IOPS and latency over time{': ' + title if title else ''}", fontsize=13)
     from matplotlib.ticker import FuncFormatter
 
-    for a in (a1, a2):
+    for a in axes:
         a.grid(True, alpha=0.3)
         a.set_ylim(bottom=0)
         a.tick_params(labelsize=11)

@@ -293,6 +293,7 @@ class Report:
             lines.append(f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}")
             lines.extend(explain.flash_lines(d))
         lines.extend(explain.memory_lines(d))
+        lines.extend(explain.energy_lines(d))
         rc = dev.get("read_cache", {})
         if rc.get("enabled"):
             lines.append(

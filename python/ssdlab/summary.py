@@ -189,3 +189,34 @@ def trace_lines(d: dict[str, Any]) -> list[str]:
                 "GC and SLC folding it allows, is gone; --mode timed keeps it"
             )
     return out
+
+
+def energy_lines(d: dict[str, Any]) -> list[str]:
+    """The energy block in two lines: joules, watts, J per I/O and per GB, the biggest
+    components; time in non-operational power states and the wake-ups they cost."""
+    e = d.get("energy")
+    if not e:
+        return []
+    comps = sorted(e.get("components", {}).items(), key=lambda kv: -kv[1])
+    total = e.get("total_j", 0) or 1.0
+    top = ", ".join(f"{k[:-2]} {v / total:.0%}" for k, v in comps[:4] if v > 0)
+    out = [
+        f"  energy: {e['drive_j']:,.4g} J drive"
+        + (f" + {e['components']['host_hmb_j']:,.3g} J host DRAM (HMB)"
+           if e["components"].get("host_hmb_j") else "")
+        + f"  avg {e['avg_w']:.3g} W  peak {e['peak_w']:.3g} W  idle {e['idle_w']:.3g} W"
+        + f"  {e['j_per_io'] * 1e6:,.1f} uJ/IO  {e['j_per_gb']:,.3g} J/GB  ({top})"
+    ]
+    sim = d.get("sim_time_ns", 0) or 1
+    deep = {k: v for k, v in e.get("power_state_ns", {}).items() if v}
+    states = "  ".join(f"{k} {v / sim:.1%}" for k, v in deep.items())
+    line = f"  power states: {states}"
+    if e.get("wakeups"):
+        line += (
+            f"  wake-ups {e['wakeups']:,} (mean {e['mean_wake_ns'] / 1e3:,.1f} us,"
+            f" max {e['max_wake_ns'] / 1e3:,.1f} us)"
+        )
+    if e.get("limit_w") is not None:
+        line += f"  power limit {e['limit_w']:.3g} W ({e.get('max_active_dies')} dies at once)"
+    out.append(line)
+    return out

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub(crate) mod controller;
+pub mod energy;
 pub mod fabric;
 pub mod ftl;
 pub mod host;

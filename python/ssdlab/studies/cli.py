@@ -17,6 +17,7 @@ STUDIES = (
     "hmb-size",
     "nvmeof",
     "mqsim",
+    "power",
 )
 
 
@@ -67,6 +68,10 @@ def cmd_study(args: argparse.Namespace) -> int:
         print(
             run_study(out, quick=args.quick, seed=args.seed, device=args.device or "mqsim-default")
         )
+    elif args.name == "power":
+        from ssdlab.studies.power import run_study
+
+        print(run_study(out, quick=args.quick, seed=args.seed))
     elif args.name == "program-delay":
         from ssdlab.studies.program_delay import run_study
 

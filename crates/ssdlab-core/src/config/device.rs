@@ -5,6 +5,7 @@
 use super::memory::{
     DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
+use super::power::PowerConfig;
 use super::scheduling::SchedulerConfig;
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,10 @@ pub struct DeviceConfig {
     /// SLC cache (default: none).
     #[serde(default)]
     pub slc: SlcConfig,
+    /// Energy model, NVMe power states, APST and ASPM (default: off, and then absent
+    /// from the resolved config).
+    #[serde(default, skip_serializing_if = "PowerConfig::is_off")]
+    pub power: PowerConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -772,6 +777,12 @@ impl DeviceConfig {
                 self.validate_sram_budget(&mut errs);
             }
             self.scheduler.validate(&mut errs);
+            self.power.validate(&mut errs);
+            if errs.is_empty() {
+                if let Err(e) = self.power_cap() {
+                    errs.push(e);
+                }
+            }
             if self.nand.cache_program
                 && (self.scheduler.program_suspend
                     || self.scheduler.policy

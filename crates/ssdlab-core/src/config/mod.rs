@@ -11,6 +11,7 @@ pub mod limits;
 pub mod memory;
 mod placement;
 mod plausible;
+pub mod power;
 pub mod presets;
 pub mod scheduling;
 pub mod units;

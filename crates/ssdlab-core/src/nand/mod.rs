@@ -322,6 +322,42 @@ pub struct Suspended {
 }
 
 impl Die {
+    /// Index into `phase_ns` of a stage that works the array (None: the bus or nothing).
+    #[inline]
+    pub fn phase(stage: DieStage) -> Option<usize> {
+        match stage {
+            DieStage::Sense => Some(0),
+            DieStage::Program | DieStage::Suspending => Some(1),
+            DieStage::Erase => Some(2),
+            _ => None,
+        }
+    }
+
+    /// Leave the current stage at `now`: its time counts as busy (and as its phase)
+    /// unless the die was idle or holding.
+    #[inline]
+    pub fn end_stage(&mut self, now: Ns) {
+        if !matches!(self.stage, DieStage::Idle | DieStage::Hold) {
+            let dt = now - self.op_start;
+            self.busy_ns += dt;
+            if self.op_gc {
+                self.gc_busy_ns += dt;
+            }
+            if let Some(p) = Die::phase(self.stage) {
+                self.phase_ns[p] += dt;
+            }
+        }
+    }
+
+    /// Array time by phase within [0, `t`], the stage in progress included.
+    pub fn phase_by(&self, t: Ns) -> [u64; 3] {
+        let mut p = self.phase_ns;
+        if let Some(i) = Die::phase(self.stage) {
+            p[i] += t.saturating_sub(self.op_start);
+        }
+        p
+    }
+
     /// Busy time within [0, `t`] (`t` now or later): finished stages and the one in
     /// progress (idle and holding are not busy).
     pub fn busy_by(&self, t: Ns) -> u64 {
@@ -346,6 +382,9 @@ pub struct Die {
     pub busy_ns: u64,
     /// Busy time spent on garbage collection (its reads, programs and erases).
     pub gc_busy_ns: u64,
+    /// Array time by phase: sensing, programming (suspending included), erasing (ns;
+    /// the energy model's phases).
+    pub phase_ns: [u64; 3],
     /// Transactions of the current (possibly multi-plane) operation.
     pub op_txns: [u32; 16],
     pub op_len: u8,
@@ -380,6 +419,7 @@ impl Default for Die {
             until: 0,
             busy_ns: 0,
             gc_busy_ns: 0,
+            phase_ns: [0; 3],
             op_txns: [0; 16],
             op_len: 0,
             op_gc: false,

@@ -24,7 +24,8 @@ impl Ssd {
     /// Write the command into its submission queue and ring the doorbell.
     pub(super) fn enqueue_sq(&mut self, cmd: u32, sq: u32) {
         let now = self.now();
-        let visible = self.pcie.send_down(now, DOORBELL_BYTES);
+        // A sleeping drive (power states) fetches nothing before it is awake.
+        let visible = self.pcie.send_down(now, DOORBELL_BYTES).max(self.awake_at);
         self.nvme.post(sq, cmd, visible);
         if self.nvme.can_fetch() && self.nvme.kick_needed(visible) {
             self.q.schedule(visible, Event::FetchKick);

@@ -66,7 +66,7 @@ impl Ssd {
     /// Start the die's next operation if it is idle.
     pub(super) fn kick_die(&mut self, die: u32) {
         let d = die as usize;
-        if self.dies[d].stage != DieStage::Idle {
+        if self.dies[d].stage != DieStage::Idle || self.cap_refuses() {
             return;
         }
         if self.dies[d].suspended.is_some() {
@@ -297,13 +297,10 @@ impl Ssd {
     /// unless the die was idle or holding.
     pub(super) fn begin(&mut self, die: u32, stage: DieStage, until: u64) {
         let now = self.now();
+        let from = self.dies[die as usize].stage;
+        self.cap_track(from, stage);
         let d = &mut self.dies[die as usize];
-        if !matches!(d.stage, DieStage::Idle | DieStage::Hold) {
-            d.busy_ns += now - d.op_start;
-            if d.op_gc {
-                d.gc_busy_ns += now - d.op_start;
-            }
-        }
+        d.end_stage(now);
         d.stage = stage;
         d.gen = d.gen.wrapping_add(1);
         d.op_start = now;
@@ -315,13 +312,10 @@ impl Ssd {
     /// Leave the current stage for idle, counting its time as busy.
     pub(super) fn go_idle(&mut self, die: u32) {
         let now = self.now();
+        let from = self.dies[die as usize].stage;
+        self.cap_track(from, DieStage::Idle);
         let d = &mut self.dies[die as usize];
-        if d.stage != DieStage::Hold {
-            d.busy_ns += now - d.op_start;
-            if d.op_gc {
-                d.gc_busy_ns += now - d.op_start;
-            }
-        }
+        d.end_stage(now);
         d.stage = DieStage::Idle;
         d.gen = d.gen.wrapping_add(1);
     }
@@ -375,6 +369,9 @@ impl Ssd {
                 self.kick_die(die);
             }
             DieStage::Idle => {}
+        }
+        if self.die_cap.is_some() {
+            self.cap_kick_waiting();
         }
     }
 

@@ -360,6 +360,9 @@ impl Ssd {
     /// `submit_io` for a command of any host origin (a flush: `flush.rs`).
     pub(super) fn submit_cmd(&mut self, job: u32, io: Io, origin: Origin) -> u32 {
         let now = self.now();
+        if self.host_inflight == 0 && self.power.is_some() {
+            self.power_busy(now);
+        }
         let nq = self.nvme.queues();
         let j = &mut self.jobs[job as usize];
         if let Some(log) = &mut j.iolog {
@@ -444,6 +447,13 @@ impl Ssd {
             }
         }
         self.cmds.remove(cmd);
+        if self.power.is_some() {
+            if self.host_inflight == 0 {
+                self.power_idle(now);
+            } else {
+                self.power_window(now);
+            }
+        }
         if let Some(next) = self.nvme.complete(c.sq) {
             self.enqueue_sq(next, c.sq);
         }

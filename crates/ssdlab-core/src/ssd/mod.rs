@@ -11,6 +11,7 @@
 //! placement in the FTL -> completion entry (PCIe up) -> host.
 
 mod data_tiers;
+mod energy;
 mod fetch;
 mod flash;
 mod flush;
@@ -178,6 +179,13 @@ pub struct Ssd {
     window: report::Window,
     /// The fabric path to the host, when the drive sits behind an NVMe-oF target.
     remote: Option<system_hooks::Remote>,
+    /// Power states and peak-power windows (`power.enabled` only).
+    power: Option<Box<energy::PowerRun>>,
+    /// A sleeping drive takes no command before this time (0: awake).
+    awake_at: Ns,
+    /// The power cap's limit on dies working at once (`power.limit_w`, or a lower
+    /// operational state).
+    die_cap: Option<energy::DieCap>,
 }
 
 /// Flash-level counters.
@@ -355,6 +363,9 @@ impl Ssd {
             host_busy_since: 0,
             window: report::Window::default(),
             remote: None,
+            power: energy::PowerRun::new(&cfg),
+            awake_at: 0,
+            die_cap: energy::DieCap::new(&cfg),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,

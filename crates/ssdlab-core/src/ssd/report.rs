@@ -242,6 +242,9 @@ impl Ssd {
             out["job_configs"] = serde_json::to_value(&self.job_cfgs).expect("jobs");
         }
         out["queues"] = json!(self.nvme.queues());
+        if let Some(e) = self.energy_json() {
+            out["energy"] = e;
+        }
         Report { json: out }
     }
 
