@@ -266,6 +266,9 @@ impl Ssd {
             return;
         }
         let io = j.gen.next_io(now);
+        if io.len == 0 {
+            return; // a zone mode's end of the job (workload/zbd.rs)
+        }
         if io.kind == crate::workload::OpKind::Write {
             j.sync.writes += 1;
             if j.readback.on {
