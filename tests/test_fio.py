@@ -245,6 +245,10 @@ bssplit=4k/50:8k/30:64k
         ("[j]\nzonemode=strided\n", "t.fio:2: [j]: zonemode=strided needs zonesize"),
         ("[j]\nzone_reset_threshold=2\n", "t.fio:2: zone_reset_threshold=2"),
         ("[j]\nplid_select=best\n", "t.fio:2: plid_select=best: allowed: random"),
+        (
+            "[a]\nzonemode=zbd\nzonesize=1m\n[b]\nzonemode=zbd\nzonesize=2m\n",
+            "t.fio:4: [b]: zonesize, zonecapacity and max_open_zones must be those of [a]",
+        ),
     ],
 )
 def test_bad_job_files_name_file_line_and_text(text, want):

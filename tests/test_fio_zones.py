@@ -75,16 +75,30 @@ def test_zbd_random_writes_go_to_write_pointers_in_open_zones(tmp_path):
     assert len(wp) <= 3 and max(wp.values()) <= 256 << 10, wp
 
 
+def test_zbd_clones_share_the_open_zone_limit(tmp_path):
+    # 4 clones, max_open_zones=2 for the drive: every write lands in one of 2 zones
+    # until one fills (64 x 4 KiB < 256 KiB), as fio shares its open zones.
+    ios = _iolog(
+        tmp_path,
+        "[j]\nrw=randwrite\nbs=4k\nzonemode=zbd\nzonesize=256k\nmax_open_zones=2\n"
+        "numjobs=4\nsize=8m\nnumber_ios=16\nwrite_iolog=LOG\nper_job_logs=0\n",
+    )
+    zones = {o // (256 << 10) for k, o, _ in ios if k == "write"}
+    assert 1 <= len(zones) <= 2, zones
+
+
 def test_zbd_reads_only_what_was_written_and_trims_reset_zones(tmp_path):
+    # The jobs of a file share the drive's zones (fio's): the reader reads what the
+    # writer wrote (72 KiB: zone 0 and 8 KiB of zone 1), never beyond it, and ends.
     ios = _iolog(
         tmp_path,
         "[w]\nrw=write\nbs=4k\nzonemode=zbd\nzonesize=64k\nsize=256k\nio_size=72k\n"
-        "write_iolog=LOG\n[r]\nwait_for=w\nrw=read\nbs=4k\nzonemode=zbd\nzonesize=64k\n"
-        "size=256k\n",
+        "[r]\nwait_for=w\nrw=read\nbs=4k\nzonemode=zbd\nzonesize=64k\n"
+        "size=256k\nwrite_iolog=LOG\n",
     )
-    assert sum(n for k, _, n in ios if k == "write") == 72 << 10
-    # A read-only job of its own has empty zones of its own (each job keeps its zones):
-    # fio's emulated zones start empty, so it reads nothing and ends.
+    reads = sorted(o for k, o, _ in ios if k == "read")
+    assert reads == list(range(0, 72 << 10, 4096)), reads
+    # A read-only job alone: fio's emulated zones start empty, so it reads nothing.
     doc = run_jobfile(
         _write(tmp_path, "[r]\nrw=randread\nbs=4k\nzonemode=zbd\nzonesize=64k\nsize=256k\n"),
         device="tiny-test",
@@ -110,10 +124,11 @@ def test_zbd_reads_only_what_was_written_and_trims_reset_zones(tmp_path):
     ios = _iolog(
         tmp_path,
         "[w]\nrw=write\nbs=64k\nzonemode=zbd\nzonesize=64k\nsize=256k\nio_size=128k\n"
-        "write_iolog=LOG\n[t]\nstonewall\nrw=randtrim\nbs=64k\nzonemode=zbd\nzonesize=64k\n"
+        "[t]\nstonewall\nrw=randtrim\nbs=64k\nzonemode=zbd\nzonesize=64k\n"
         "size=256k\nwrite_iolog=LOG\n",
     )
-    assert [(k, o, n) for k, o, n in ios if k == "trim"] == []  # its own zones are empty
+    # The trim job resets the two zones the writer filled, then finds no data and ends.
+    assert sorted((o, n) for k, o, n in ios if k == "trim") == [(0, 65536), (65536, 65536)]
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -36,6 +36,7 @@ from ssdlab.fio.zones import (
     FDP_WHY,
     ZONE_SIMULATED,
     ZoneOptions,
+    check_shared_zones,
     is_zones,
     size_or_zones,
     zone_size_of,
@@ -458,6 +459,7 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
         jobs.append(job)
     if not jobs:
         raise JobFileError(f"{sections[0].where if sections else 'job file'}: no job sections")
+    check_shared_zones(jobs)
     return JobFile(jobs, global_view, sorted(set(not_sim)), list(warnings.values()))
 
 

@@ -173,3 +173,23 @@ class ZoneOptions:
                 "zone_reset_threshold", "zone_reset_frequency"
             ) else val  # fmt: skip
         return out
+
+
+def check_shared_zones(jobs) -> None:
+    """The zbd jobs of a file share the drive's zones (fio's zone info per file): one
+    zone size and capacity (the emulated zones are made once) and one max_open_zones
+    (fio: "Different 'max_open_zones' values")."""
+    first = None
+    for job in jobs:
+        z = job.spec.get("zoned")
+        if not z or z.get("mode") != "zbd":
+            continue
+        key = (z.get("zone_size"), z.get("zone_capacity"), z.get("max_open_zones", 0))
+        if first is None:
+            first = (key, job)
+        elif key != first[0]:
+            raise JobFileError(
+                f"{job.where}: [{job.name}]: zonesize, zonecapacity and max_open_zones must "
+                f"be those of [{first[1].name}] (its zbd jobs share the drive's zones, as in "
+                "fio; fio refuses different max_open_zones values)"
+            )

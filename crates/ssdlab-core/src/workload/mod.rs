@@ -32,8 +32,8 @@ use crate::config::workload::Distribution;
 use crate::config::{Rw, WorkloadConfig};
 use crate::sim::{Ns, Rng};
 use randmap::RandMap;
-pub use zbd::zbd_span;
 use zbd::ZoneEmu;
+pub use zbd::{zbd_span, ZoneSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -335,6 +335,12 @@ impl JobGen {
     /// The next I/O (call only when `can_issue`); also advances the pacing clock.
     #[inline]
     pub fn next_io(&mut self, now: Ns) -> Io {
+        self.next_io_in(now, None)
+    }
+
+    /// `next_io` with the drive's zones for a zbd job (`ZoneSet`, shared by its jobs).
+    #[inline]
+    pub fn next_io_in(&mut self, now: Ns, zones: Option<&mut ZoneSet>) -> Io {
         if let Some((offset, len)) = self.trimmed.take() {
             // trimwrite: the block trimmed last is written now.
             return self.issued(now, OpKind::Write, offset, len);
@@ -397,7 +403,7 @@ impl JobGen {
             off = (self.span - len.min(self.span)) / self.align * self.align;
         }
         if self.zones.is_some() {
-            match self.zoned(kind, off, len) {
+            match self.zoned(kind, off, len, zones) {
                 Some((k, o, l)) => (kind, off, len) = (k, o, l),
                 None => {
                     // The job can do no more (fio's end of file): an empty I/O,
@@ -419,11 +425,18 @@ impl JobGen {
 
     /// A zone mode's move of the I/O picked at `off` (span-relative), `len` bytes.
     #[cold]
-    fn zoned(&mut self, kind: OpKind, off: u64, len: u64) -> Option<(OpKind, u64, u64)> {
+    fn zoned(
+        &mut self,
+        kind: OpKind,
+        off: u64,
+        len: u64,
+        set: Option<&mut ZoneSet>,
+    ) -> Option<(OpKind, u64, u64)> {
         let random = self.rw.is_random();
         let z = self.zones.as_deref_mut()?;
         // fio's zbd_adjust_ddir: a mixed job's read with nothing written yet is a write.
-        let kind = if kind == OpKind::Read && self.rw.is_mixed() && !z.readable() {
+        let readable = z.readable(set.as_deref());
+        let kind = if kind == OpKind::Read && self.rw.is_mixed() && !readable {
             OpKind::Write
         } else {
             kind
@@ -437,10 +450,11 @@ impl JobGen {
             z.strided_done(len);
             return Some((kind, off, len.min(self.span - off)));
         }
-        let (abs, l) = z.adjust(kind, self.start + off, len, self.align, random)?;
+        let set = set?; // a zbd job runs with the drive's zones (Ssd passes them)
+        let (abs, l) = z.adjust(set, kind, self.start + off, len, self.align, random)?;
         let off = abs - self.start;
         if !random {
-            let (next, skipped) = z.seq_after(off + l);
+            let (next, skipped) = z.seq_after(set, off + l);
             self.next_seq = next;
             self.issued_bytes += skipped;
         }
