@@ -75,6 +75,24 @@ def test_zbd_random_writes_go_to_write_pointers_in_open_zones(tmp_path):
     assert len(wp) <= 3 and max(wp.values()) <= 256 << 10, wp
 
 
+def test_zone_resets_are_reported_as_fio_reports_them(tmp_path):
+    from ssdlab.fio import format_output
+
+    # 16 writes of 16 KiB over 2 zones of 64 KiB: each zone filled twice, reset once
+    # before its second fill (the last fill is not reset).
+    job = _write(
+        tmp_path,
+        "[w]\nrw=write\nbs=16k\nzonemode=zbd\nzonesize=64k\nsize=128k\nio_size=256k\n",
+    )
+    jf = load_jobfile(job)
+    doc = run_jobfile(job, device="tiny-test", state="fresh")
+    assert doc["ssdlab"]["zone_resets"] == {"w": 2}
+    assert "write: IOPS=" in format_output(doc, jf, "normal")
+    assert "; 2 zone resets" in format_output(doc, jf, "normal")
+    plain = run_jobfile(_write(tmp_path, "[w]\nrw=write\nsize=128k\n"), device="tiny-test")
+    assert "zone_resets" not in plain["ssdlab"] and "zone_resets" not in plain["jobs"][0]
+
+
 def test_zbd_clones_share_the_open_zone_limit(tmp_path):
     # 4 clones, max_open_zones=2 for the drive: every write lands in one of 2 zones
     # until one fills (64 x 4 KiB < 256 KiB), as fio shares its open zones.
