@@ -20,6 +20,7 @@ pub(crate) mod stats;
 pub mod system;
 pub mod trace;
 pub mod workload;
+pub mod zns;
 
 pub use config::{ConfigError, DeviceConfig, DeviceSpec, WorkloadConfig};
 pub use ftl::prep::DriveState;

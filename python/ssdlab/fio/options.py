@@ -31,12 +31,22 @@ from ssdlab.fio.parser import (
     parse_size,
     parse_time_ns,
 )
+from ssdlab.fio.zones import (
+    FDP_OPTIONS,
+    FDP_WHY,
+    ZONE_SIMULATED,
+    ZoneOptions,
+    check_shared_zones,
+    is_zones,
+    size_or_zones,
+    zone_size_of,
+)
 
 # Engines that submit block I/O to a drive: the simulated NVMe path replaces them.
 BLOCK_ENGINES = {
     "libaio", "io_uring", "io_uring_cmd", "sync", "psync", "vsync", "pvsync", "pvsync2",
     "posixaio", "solarisaio", "windowsaio", "mmap", "sg", "null", "libblkio", "xnvme",
-    "spdk", "splice", "nvme", "nbd", "libiscsi",
+    "spdk", "splice", "nvme", "nbd", "libiscsi", "libzbc",
 }  # fmt: skip
 # Engines that do something else; a job using one cannot be simulated.
 OTHER_ENGINES = {
@@ -51,7 +61,7 @@ OTHER_ENGINES = {
     "mtd": "raw MTD flash",
     "ime": "DDN IME", "dfs": "DAOS", "libcufile": "GPU direct storage",
     "libhipfile": "GPU direct storage", "dev-dax": "persistent memory",
-    "libpmem": "persistent memory", "libzbc": "zoned block devices",
+    "libpmem": "persistent memory",
     "external": "an external engine", "guasi": "GUASI", "cpp_null": "an external C++ engine",
     "page_fault": "memory page faults", "ime_psync": "DDN IME", "ime_psyncv": "DDN IME",
     "ime_aio": "DDN IME",
@@ -241,23 +251,11 @@ SIMULATED: dict[str, str] = {
     "kb_base": "1000 or 1024 for the k/m/g suffixes of the options after it",
     "ioengine": "block engines (libaio, io_uring, sync, nbd, ...) are replaced by the simulated "
     "NVMe path; other engines are refused",
+    **ZONE_SIMULATED,
 }
 
 # Options whose meaning the simulator cannot honour: a job using one is refused.
 UNSUPPORTED = {
-    "zonemode": "zoned namespaces are not modelled",
-    "zonesize": "zoned namespaces are not modelled",
-    "zonerange": "zoned namespaces are not modelled",
-    "zonecapacity": "zoned namespaces are not modelled",
-    "zoneskip": "zoned namespaces are not modelled",
-    "max_open_zones": "zoned namespaces are not modelled",
-    "job_max_open_zones": "zoned namespaces are not modelled",
-    "zone_reset_threshold": "zoned namespaces are not modelled",
-    "zone_reset_frequency": "zoned namespaces are not modelled",
-    "read_beyond_wp": "zoned namespaces are not modelled",
-    "fdp": "flexible data placement (FDP) is not modelled: it changes where the drive places data",
-    "fdp_pli": "flexible data placement (FDP) is not modelled",
-    "fdp_pli_select": "flexible data placement (FDP) is not modelled",
     "flow_watermark": "fio's flow_watermark is not modelled (flow weights are)",
     "sprandom": "sprandom preconditioning is not modelled (use --state steady)",
     "spr_op": "sprandom preconditioning is not modelled",
@@ -461,6 +459,7 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
         jobs.append(job)
     if not jobs:
         raise JobFileError(f"{sections[0].where if sections else 'job file'}: no job sections")
+    check_shared_zones(jobs)
     return JobFile(jobs, global_view, sorted(set(not_sim)), list(warnings.values()))
 
 
@@ -535,6 +534,8 @@ def _job(
     log_opts = {"avg_msec": 0, "hist_msec": 0, "offset": False, "per_job": True}
     flow = flow_id = 0
     bsrange_where = None
+    zone_size = zone_size_of(opts)
+    zopts = ZoneOptions(zone_size)
 
     def warn(o, why: str) -> None:
         not_sim.append(o.name)
@@ -580,6 +581,8 @@ def _job(
             if kb not in (1000, 1024):
                 raise JobFileError(f"{w}: kb_base={v}: expected 1000 or 1024")
             continue
+        if zopts.take(n, v, w, kb):
+            continue
         if n == "group_reporting":
             gr = parse_bool(v, w, n)
             continue
@@ -620,7 +623,8 @@ def _job(
             continue
         if v is None and n not in (
             "time_based", "stonewall", "wait_for_previous", "new_group", "norandommap",
-            "end_fsync", "fsync_on_close", "exitall", "latency_run",
+            "end_fsync", "fsync_on_close", "exitall", "latency_run", "write_bw_log",
+            "write_lat_log", "write_iops_log", "write_hist_log",
         ):  # fmt: skip
             raise JobFileError(f"{w}: {n}: needs a value ({n}=...)")
         if n in ("name",):
@@ -673,15 +677,17 @@ def _job(
         elif n == "rwmixwrite":
             spec["rwmixread"] = 100 - parse_int(v, w, n, 0, 100)
         elif n in ("size", "filesize"):
-            size = v
+            size = str(size_or_zones(v, w, n, kb, zone_size, zopts)) if is_zones(v) else v
         elif n == "offset":
-            spec["offset"] = v if v.strip().endswith("%") else f"{parse_size(v, w, n, kb)}B"
+            spec["offset"] = (
+                v if v.strip().endswith("%") else f"{size_or_zones(v, w, n, kb, zone_size, zopts)}B"
+            )
         elif n in ("io_size", "io_limit"):
-            spec["io_size"] = f"{parse_size(v, w, n, kb)}B"
+            spec["io_size"] = f"{size_or_zones(v, w, n, kb, zone_size, zopts)}B"
         elif n == "number_ios":
             spec["number_ios"] = parse_int(v, w, n)
         elif n == "offset_increment":
-            spec["_offset_increment"] = parse_size(v, w, n, kb)
+            spec["_offset_increment"] = size_or_zones(v, w, n, kb, zone_size, zopts)
         elif n == "fill_device":
             fill = parse_bool(v, w, n)
         elif n == "startdelay":
@@ -836,6 +842,13 @@ def _job(
             new_phase = True
         else:
             raise JobFileError(f"{w}: {n}: unknown or unsupported fio option")
+    zoned = zopts.resolve(sec.where, sec.name)
+    if zoned is not None and "_refused" in zoned:
+        spec["_refused"] = zoned["_refused"]
+    elif zoned is not None:
+        spec["zoned"] = zoned
+    if zopts.fdp:
+        spec["_refused"] = f"{zopts.fdp['_where']}: fdp: {FDP_WHY}"
     rw = spec.get("rw", "read")
     if "_bsrange_write" in spec:
         lo_hi = spec.pop("_bsrange_write")
@@ -974,6 +987,8 @@ def finish_owned(
     out = []
     for ji, job in enumerate(jf.jobs):
         s = dict(job.spec)
+        if "_refused" in s:
+            raise Unsupported(s["_refused"])
         size = s.pop("_size", None)
         span = capacity_bytes
         asked = None  # an absolute size, in bytes
@@ -1103,6 +1118,8 @@ def option_status(name: str) -> tuple[str, str]:
         return "no effect", NO_EFFECT[n]
     if n in UNSUPPORTED:
         return "refused", UNSUPPORTED[n]
+    if n in FDP_OPTIONS:
+        return "refused", FDP_WHY
     if n in ENGINE_OPTIONS:
         eng = ENGINE_OPTIONS[n]
         return "refused", f"an option of ioengine={eng}, which is refused ({OTHER_ENGINES[eng]})"

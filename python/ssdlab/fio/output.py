@@ -231,9 +231,13 @@ def to_normal(doc: dict, jobfile) -> str:
             if not x["total_ios"]:
                 continue
             bw = x["bw_bytes"]
+            resets = doc.get("ssdlab", {}).get("zone_resets", {})
+            zbd = ""
+            if d == "write" and j["jobname"] in resets:  # fio's zbd write status
+                zbd = f"; {resets[j['jobname']]} zone resets"
             out.append(
                 f"  {d}: IOPS={_si(x['iops'], False)}, BW={_si(bw, True)}B/s ({_si(bw, False)}B/s)"
-                f"({_si(x['io_bytes'], True)}B/{x['runtime']}msec)"
+                f"({_si(x['io_bytes'], True)}B/{x['runtime']}msec){zbd}"
             )
             out.append(_lat_line("slat", x["slat_ns"]))
             out.append(_lat_line("clat", x["clat_ns"]))

@@ -477,6 +477,12 @@ def annotate(doc: dict, jf: JobFile, sim: Simulated) -> dict:
     skipped = notes.get("skipped", ())
     doc["ssdlab"]["exitall_not_started"] = sorted({jf.jobs[ji].name for ji in skipped})
     doc["ssdlab"]["verify"] = jf.verify
+    resets: dict[str, int] = {}
+    for j in sim.data.get("jobs", []):
+        if "zone_resets" in j:  # zonemode=zbd jobs: fio's "N zone resets"
+            resets[j["jobname"]] = resets.get(j["jobname"], 0) + j["zone_resets"]
+    if resets:
+        doc["ssdlab"]["zone_resets"] = resets
     if jf.verify:
         from ssdlab.report import oracle_total
 

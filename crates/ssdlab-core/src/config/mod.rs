@@ -16,6 +16,7 @@ pub mod presets;
 pub mod scheduling;
 pub mod units;
 pub mod workload;
+pub mod zoned_job;
 
 pub use device::{
     pcie_lane_bytes_per_s, BufferRelease, CellType, ControllerConfig, DeviceConfig, FtlConfig,

@@ -234,6 +234,9 @@ pub struct WorkloadConfig {
     /// Statistics of the trace from the loading pass (not an option).
     #[serde(skip)]
     pub trace_stats: Option<crate::trace::TraceStats>,
+    /// fio's zone mode (`zonemode=strided` or `zbd` and their options).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<super::zoned_job::ZonedJob>,
 }
 
 // New fields are left out of a report at their defaults (reports stay as they were).
@@ -384,7 +387,12 @@ impl WorkloadConfig {
                 super::units::decimal_note(bs)
             ));
         }
-        if bs > 128 << 20 {
+        // A zbd trim resets a zone: its block size is the zone size (up to 4 GiB).
+        let zone_trims = matches!(self.rw, Rw::Trim | Rw::RandTrim)
+            && self.zoned.as_ref().is_some_and(|z| {
+                z.mode == super::zoned_job::ZoneMode::Zbd && z.zone_size.bytes() == bs
+            });
+        if bs > 128 << 20 && !(zone_trims && bs <= 4 << 30) {
             errs.push(format!("bs: {} is larger than the 128MiB allowed", self.bs));
         }
         if self.rwmixread > 100 {
@@ -464,10 +472,53 @@ impl WorkloadConfig {
             }
         }
         self.validate_fio_extras(&mut errs);
+        if let Some(z) = &self.zoned {
+            self.validate_zbd(z, capacity, &mut errs);
+        }
         if errs.is_empty() {
             Ok(())
         } else {
             Err(errs.join("\n"))
+        }
+    }
+
+    /// fio's checks of a zbd job against its span and block sizes (zbd_verify_sizes,
+    /// zbd_verify_bs).
+    fn validate_zbd(&self, z: &super::zoned_job::ZonedJob, capacity: u64, errs: &mut Vec<String>) {
+        use super::zoned_job::ZoneMode;
+        if z.mode != ZoneMode::Zbd || z.zone_size.bytes() < 512 {
+            return;
+        }
+        let span = self.span(capacity);
+        if crate::workload::zbd_span(z, self.offset.bytes(), span).is_none() {
+            errs.push(format!(
+                "zoned: the span from offset {} of {span} bytes holds no whole zone of {} \
+                 (as in fio, a zbd job's span must hold at least one zone)",
+                self.offset, z.zone_size
+            ));
+        }
+        if self.max_bs() > z.zone_size.bytes() {
+            errs.push(format!(
+                "zoned: the block size {} exceeds the zone size {} (fio: I/O buflen exceeds \
+                 zone size)",
+                Size(self.max_bs()),
+                z.zone_size
+            ));
+        }
+        let trims = matches!(
+            self.rw,
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite
+        );
+        if trims
+            && (self.bs.bytes() != z.zone_size.bytes()
+                || self.bsrange.is_some()
+                || !self.bssplit.is_empty())
+        {
+            errs.push(format!(
+                "zoned: trims reset zones, so their block size must be the zone size {} \
+                 (bs is {}; as fio requires with zonemode=zbd)",
+                z.zone_size, self.bs
+            ));
         }
     }
 
@@ -508,6 +559,9 @@ impl WorkloadConfig {
             if self.numjobs != 1 {
                 errs.push("numjobs: a trace is replayed by one job (numjobs = 1)".into());
             }
+        }
+        if let Some(z) = &self.zoned {
+            z.validate(errs);
         }
         if self.thinktime_blocks == 0 {
             errs.push("thinktime_blocks: must be > 0".into());

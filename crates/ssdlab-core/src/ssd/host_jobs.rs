@@ -265,7 +265,10 @@ impl Ssd {
         if !j.gen.can_issue(now) {
             return;
         }
-        let io = j.gen.next_io(now);
+        let io = j.gen.next_io_in(now, self.zbd.as_deref_mut());
+        if io.len == 0 {
+            return; // a zone mode's end of the job (workload/zbd.rs)
+        }
         if io.kind == crate::workload::OpKind::Write {
             j.sync.writes += 1;
             if j.readback.on {

@@ -139,6 +139,8 @@ pub struct Ssd {
     /// Set when the run stopped because nothing could make progress.
     pub(crate) stalled: Option<String>,
     jobs: Vec<Job>,
+    /// The zones fio keeps for the run's `zonemode=zbd` jobs (workload/zbd.rs).
+    zbd: Option<Box<crate::workload::ZoneSet>>,
     /// The first job's workload (queues, queue policy; the report's `workload`).
     workload: WorkloadConfig,
     /// Every job section's workload.
@@ -336,6 +338,7 @@ impl Ssd {
             flushes: flush::Flushes::new(geo.dies),
             stalled: None,
             jobs,
+            zbd: crate::workload::ZoneSet::for_jobs(&job_cfgs, capacity),
             job_cfgs,
             groups,
             group_idx: 0,

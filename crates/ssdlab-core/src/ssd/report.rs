@@ -191,6 +191,13 @@ impl Ssd {
                 o["completions"] = json!(log);
             }
             let cfg = &self.job_cfgs[j.cfg as usize];
+            if cfg
+                .zoned
+                .as_ref()
+                .is_some_and(|z| z.mode == crate::config::zoned_job::ZoneMode::Zbd)
+            {
+                o["zone_resets"] = json!(j.gen.zone_resets()); // fio's "N zone resets"
+            }
             if cfg.trace.is_some() {
                 o["trace"] = json!({
                     "stats": cfg.trace_stats,

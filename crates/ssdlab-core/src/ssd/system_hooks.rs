@@ -80,6 +80,7 @@ impl Ssd {
                 j as u32,
             );
         }
+        self.zbd = crate::workload::ZoneSet::for_jobs(&self.job_cfgs, capacity);
     }
 
     /// Every job's statistics merged, and the longest job runtime.

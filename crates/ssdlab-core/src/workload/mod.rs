@@ -26,11 +26,14 @@
 //! spreads them.
 
 mod randmap;
+mod zbd;
 
 use crate::config::workload::Distribution;
 use crate::config::{Rw, WorkloadConfig};
 use crate::sim::{Ns, Rng};
 use randmap::RandMap;
+use zbd::ZoneEmu;
+pub use zbd::{zbd_span, ZoneSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -109,6 +112,8 @@ pub struct JobGen {
     pub next_at: Ns,
     pub issued_ios: u64,
     pub issued_bytes: u64,
+    /// fio's zone modes (`zbd.rs`); None for most jobs.
+    zones: Option<Box<ZoneEmu>>,
 }
 
 /// A large odd multiplier for scattering ranks over the span.
@@ -123,7 +128,16 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 impl JobGen {
     pub fn new(w: &WorkloadConfig, capacity: u64, seed: u64, job: u32) -> Self {
-        let span = w.span(capacity);
+        let mut span = w.span(capacity);
+        let mut start = w.offset.bytes();
+        let zones = w.zoned.as_ref().map(|z| {
+            if z.mode == crate::config::zoned_job::ZoneMode::Zbd {
+                if let Some((lo, n)) = zbd_span(z, start, span) {
+                    (start, span) = (lo, n);
+                }
+            }
+            Box::new(ZoneEmu::new(z, start, span))
+        });
         let sizes = if !w.bssplit.is_empty() {
             let mut acc = 0;
             BlockSizes::Split(
@@ -181,7 +195,7 @@ impl JobGen {
             dist,
             map,
             mix_read: w.rwmixread as u64,
-            start: w.offset.bytes(),
+            start,
             span,
             slots,
             next_seq: 0,
@@ -207,7 +221,13 @@ impl JobGen {
             next_at: 0,
             issued_ios: 0,
             issued_bytes: 0,
+            zones,
         }
+    }
+
+    /// Zone resets of a job with `zonemode=zbd` (fio's `nr_zone_resets`).
+    pub fn zone_resets(&self) -> u64 {
+        self.zones.as_ref().map_or(0, |z| z.resets)
     }
 
     /// The job starts (its group begins) at `now`: runtime counts from here.
@@ -315,11 +335,17 @@ impl JobGen {
     /// The next I/O (call only when `can_issue`); also advances the pacing clock.
     #[inline]
     pub fn next_io(&mut self, now: Ns) -> Io {
+        self.next_io_in(now, None)
+    }
+
+    /// `next_io` with the drive's zones for a zbd job (`ZoneSet`, shared by its jobs).
+    #[inline]
+    pub fn next_io_in(&mut self, now: Ns, zones: Option<&mut ZoneSet>) -> Io {
         if let Some((offset, len)) = self.trimmed.take() {
             // trimwrite: the block trimmed last is written now.
             return self.issued(now, OpKind::Write, offset, len);
         }
-        let kind = match self.rw {
+        let mut kind = match self.rw {
             Rw::Read | Rw::RandRead => OpKind::Read,
             Rw::Write | Rw::RandWrite => OpKind::Write,
             Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => OpKind::Trim,
@@ -332,6 +358,13 @@ impl JobGen {
             }
         };
         let mut len = self.pick_bs(kind);
+        if let Some(z) = self.zones.as_deref_mut() {
+            if z.is_strided() && !self.rw.is_random() {
+                let (pos, skipped) = z.strided_next(self.next_seq);
+                self.next_seq = pos;
+                self.issued_bytes += skipped;
+            }
+        }
         let mut off = if self.rw.is_random() {
             if self.run_left == 0 {
                 // percentage_random < 100: the others continue where the last ended.
@@ -369,10 +402,63 @@ impl JobGen {
             // Keep the I/O inside the span (aligned down).
             off = (self.span - len.min(self.span)) / self.align * self.align;
         }
+        if self.zones.is_some() {
+            match self.zoned(kind, off, len, zones) {
+                Some((k, o, l)) => (kind, off, len) = (k, o, l),
+                None => {
+                    // The job can do no more (fio's end of file): an empty I/O,
+                    // which is not submitted, and the job stops.
+                    self.max_ios = self.issued_ios;
+                    return Io {
+                        kind,
+                        offset: 0,
+                        len: 0,
+                    };
+                }
+            }
+        }
         if matches!(self.rw, Rw::TrimWrite | Rw::RandTrimWrite) {
             self.trimmed = Some((self.start + off, len));
         }
         self.issued(now, kind, self.start + off, len)
+    }
+
+    /// A zone mode's move of the I/O picked at `off` (span-relative), `len` bytes.
+    #[cold]
+    fn zoned(
+        &mut self,
+        kind: OpKind,
+        off: u64,
+        len: u64,
+        set: Option<&mut ZoneSet>,
+    ) -> Option<(OpKind, u64, u64)> {
+        let random = self.rw.is_random();
+        let z = self.zones.as_deref_mut()?;
+        // fio's zbd_adjust_ddir: a mixed job's read with nothing written yet is a write.
+        let readable = z.readable(set.as_deref());
+        let kind = if kind == OpKind::Read && self.rw.is_mixed() && !readable {
+            OpKind::Write
+        } else {
+            kind
+        };
+        if z.is_strided() {
+            let off = if random {
+                z.strided_random(off, self.align)
+            } else {
+                off
+            };
+            z.strided_done(len);
+            return Some((kind, off, len.min(self.span - off)));
+        }
+        let set = set?; // a zbd job runs with the drive's zones (Ssd passes them)
+        let (abs, l) = z.adjust(set, kind, self.start + off, len, self.align, random)?;
+        let off = abs - self.start;
+        if !random {
+            let (next, skipped) = z.seq_after(set, off + l);
+            self.next_seq = next;
+            self.issued_bytes += skipped;
+        }
+        Some((kind, off, l))
     }
 
     /// Count an I/O and advance the pacing clock.
