@@ -4,6 +4,7 @@
 
 use super::Ssd;
 use crate::config::memory::DataTier;
+use crate::config::GcStaging;
 use crate::controller::{Pick, Txn, TxnKind};
 use crate::ftl::FullStripe;
 use crate::nand::{CachedProgram, DieStage, Geometry, Timing};
@@ -28,11 +29,12 @@ impl Ssd {
         let units = pps * self.geo.units_per_stripe;
         // With gathered staging a GC program carries the buffer room of the units its
         // die gathered for it (released when it ends), in `lpn`, unused by programs.
-        let staged = if gc && self.gather.on && !self.ftl.is_map_block(s.block) {
-            self.gather.program_queued(s.die, units)
-        } else {
-            0
-        };
+        let staged =
+            if gc && self.gc_staging == GcStaging::Gather && !self.ftl.is_map_block(s.block) {
+                self.gather.program_queued(s.die, units)
+            } else {
+                0
+            };
         let t = self.txns.insert(Txn {
             kind: TxnKind::Program { gc },
             cmd: 0,
@@ -50,7 +52,7 @@ impl Ssd {
         self.stamp(t);
         if !gc {
             self.flushes.program_queued(s.die);
-        } else if self.gc_staging && !self.ftl.is_map_block(s.block) {
+        } else if self.gc_staging == GcStaging::WriteBuffer && !self.ftl.is_map_block(s.block) {
             // The moved data of a complete stripe is in the controller's buffer from now
             // to the end of its program (taken without asking: GC is never refused room,
             // host writes wait for it instead).
@@ -398,9 +400,9 @@ impl Ssd {
     /// their write-buffer room back (programs of translation blocks were never staged).
     /// With `"gather"` it gives back the room of the gathered units it carries.
     fn release_gc_staging(&mut self, tx: &Txn) {
-        if self.gc_staging && !self.ftl.is_map_block(tx.block) {
+        if self.gc_staging == GcStaging::WriteBuffer && !self.ftl.is_map_block(tx.block) {
             self.release_buffer_room(tx.n as u64);
-        } else if self.gather.on && tx.lpn > 0 {
+        } else if self.gc_staging == GcStaging::Gather && tx.lpn > 0 {
             self.release_buffer_room(tx.lpn as u64);
         }
     }

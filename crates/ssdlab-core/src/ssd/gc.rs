@@ -8,7 +8,7 @@
 //! the FTL's GC stream (no copyback); folding moves SLC data as GC moves victims.
 
 use super::Ssd;
-use crate::config::GcPacing;
+use crate::config::{GcPacing, GcStaging};
 use crate::controller::{Release, Txn, TxnKind};
 
 impl Ssd {
@@ -120,7 +120,7 @@ impl Ssd {
             }
             // Gathered staging: the die's moved pages take write-buffer room from their
             // read on, and reads of room it has reserved go whatever the pace.
-            let staged = self.gather.on && !self.ftl.is_map_block(g.victim);
+            let staged = self.gc_staging == GcStaging::Gather && !self.ftl.is_map_block(g.victim);
             let mut release = self.dq[d].gc.decide(free, urgent, idle && !queued);
             if release == Release::Wait {
                 if !(staged && self.gather.has_room(die)) {
@@ -236,7 +236,7 @@ impl Ssd {
         // The room this read took in the map's journal becomes its logged entries.
         let read_units = (tx.bytes / self.unit_bytes) as u32;
         self.journal_gc_reads(read_units, false);
-        let gathered = self.gather.on && !self.ftl.is_map_block(tx.block);
+        let gathered = self.gc_staging == GcStaging::Gather && !self.ftl.is_map_block(tx.block);
         let mut moved = 0;
         for u in tx.pun..tx.pun + tx.n {
             if let Some((new, full)) = self.ftl.relocate(u) {

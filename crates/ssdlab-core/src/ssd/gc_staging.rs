@@ -28,6 +28,7 @@
 //! copy in the controller is not read by host reads.
 
 use super::Ssd;
+use crate::config::GcStaging;
 
 /// One die's gathering.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,7 +45,6 @@ pub(crate) struct DieGather {
 /// The gathering state of every die (empty unless `gc_staging = "gather"`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Gather {
-    pub(crate) on: bool,
     /// Units one native program writes on a die (the reservation step).
     stripe_units: u32,
     dies: Vec<DieGather>,
@@ -55,7 +55,6 @@ pub(crate) struct Gather {
 impl Gather {
     pub(crate) fn new(on: bool, dies: u32, stripe_units: u32) -> Self {
         Gather {
-            on,
             stripe_units,
             dies: if on {
                 vec![DieGather::default(); dies as usize]
@@ -74,7 +73,7 @@ impl Gather {
     /// Does the die hold reserved room not yet given to a read?
     #[inline]
     pub(crate) fn has_room(&self, die: u32) -> bool {
-        self.on && self.dies[die as usize].room > 0
+        self.dies.get(die as usize).is_some_and(|g| g.room > 0)
     }
 
     /// A unit of a read of the die's victim moved into its open GC stripe.
@@ -140,7 +139,7 @@ impl Ssd {
 
     /// The die's victim is done: the room it reserved and did not use goes back.
     pub(super) fn gather_victim_done(&mut self, die: u32) {
-        if !self.gather.on {
+        if self.gc_staging != GcStaging::Gather {
             return;
         }
         let room = std::mem::take(&mut self.gather.dies[die as usize].room);

@@ -118,11 +118,11 @@ pub struct Ssd {
     txns: Slab<Txn>,
     cmds: Slab<Cmd>,
     buffer: WriteBuffer,
-    /// `controller.gc_staging = "write-buffer"`: GC and fold programs hold write-buffer
-    /// room for their units from when their stripe is complete to the end of tPROG.
-    gc_staging: bool,
-    /// `controller.gc_staging = "gather"`: each die's GC and fold data in the write
-    /// buffer from its page reads to the end of its program (`gc_staging.rs`).
+    /// Where GC and fold data is staged (`controller.gc_staging`): nowhere counted,
+    /// in the write buffer from a complete stripe to the end of tPROG ("write-buffer"),
+    /// or from each page's read to the end of its program ("gather", `gather` below).
+    gc_staging: crate::config::GcStaging,
+    /// The gathered staging's per-die state (empty unless `gc_staging = "gather"`).
     gather: gc_staging::Gather,
     /// `host_irq_per_io` (the first job's): a completion handler's host CPU time, and
     /// per completion queue when its CPU is next free (empty when 0).
@@ -317,7 +317,7 @@ impl Ssd {
             txns: Slab::default(),
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
-            gc_staging: cfg.controller.gc_staging == crate::config::GcStaging::WriteBuffer,
+            gc_staging: cfg.controller.gc_staging,
             gather: gc_staging::Gather::new(
                 cfg.controller.gc_staging == crate::config::GcStaging::Gather,
                 geo.dies,
