@@ -92,16 +92,22 @@ impl Ftl {
         let Some(&b) = d.slc_full.front() else {
             return false;
         };
-        let spare = match self.gc_pacing {
-            GcPacing::Burst => self.gc_threshold + 1,
-            GcPacing::Paced => self.gc_threshold,
-        };
+        let spare = self.fold_spare();
         d.victim.is_none()
             && (idle
                 || (watermark > 0
                     && self.slc_usable_free_blocks_up_to(die, watermark + 1) <= watermark))
             && self.programmed[b as usize] as u32 == self.geo.slc_pages_per_block
             && d.free.len() as u32 > spare
+    }
+
+    /// Free native blocks a die keeps beyond what it folds into: the GC threshold
+    /// (paced GC keeps a die there), one more in burst mode.
+    pub(super) fn fold_spare(&self) -> u32 {
+        match self.gc_pacing {
+            GcPacing::Burst => self.gc_threshold + 1,
+            GcPacing::Paced => self.gc_threshold,
+        }
     }
 
     /// Claim the die's oldest full SLC block for folding.

@@ -14,7 +14,6 @@
 //! SLC to native mode are not modelled; which native block is lent does not matter.
 
 use super::{BlockState, Ftl, FullStripe, Pun, NO_BLOCK};
-use crate::config::GcPacing;
 
 impl Ftl {
     /// Place one host unit in the SLC area, if some die has room there.
@@ -115,12 +114,8 @@ impl Ftl {
         if in_use < self.slc_static_blocks {
             return true;
         }
-        let spare = match self.gc_pacing {
-            GcPacing::Burst => self.gc_threshold + 1,
-            GcPacing::Paced => self.gc_threshold,
-        };
         let fold_room = (in_use + 1).div_ceil(self.geo.bits_per_cell.max(1));
-        free > spare + 1 + fold_room
+        free > self.fold_spare() + 1 + fold_room
     }
 
     /// Free SLC blocks die `die` may still open: with dynamic SLC, only those within
@@ -141,11 +136,6 @@ impl Ftl {
             n += 1;
         }
         n
-    }
-
-    /// As [`Ftl::slc_usable_free_blocks_up_to`], every one counted.
-    pub fn slc_usable_free_blocks(&self, die: u32) -> u32 {
-        self.slc_usable_free_blocks_up_to(die, u32::MAX)
     }
 
     /// Free-space SLC: after an SLC block of `die` is erased, give back the native
