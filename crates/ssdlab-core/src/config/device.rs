@@ -691,15 +691,12 @@ impl DeviceConfig {
             } else if self.slc_static_blocks_per_die() as u64 + f.gc_target_blocks as u64 + 4
                 > n.blocks_per_plane as u64 / 2
             {
-                let (what, blocks) = if self.slc.mode == SlcMode::FreeSpace {
-                    ("slc.min_size", self.slc_static_blocks_per_die() as u64)
+                // The SLC blocks kept apart: the static part in free-space mode, else all.
+                let (what, size, blocks) = if self.slc.mode == SlcMode::FreeSpace {
+                    let blocks = self.slc_static_blocks_per_die() as u64;
+                    ("slc.min_size", self.slc.min_size, blocks)
                 } else {
-                    ("slc.size", slc)
-                };
-                let size = if what == "slc.min_size" {
-                    self.slc.min_size
-                } else {
-                    self.slc.size
+                    ("slc.size", self.slc.size, slc)
                 };
                 errs.push(format!(
                     "{what}: {size} needs {blocks} SLC blocks per die, more than half of the die's {} blocks; the SLC cache must be much smaller than the drive",
