@@ -129,6 +129,10 @@ pub struct Sq {
 #[derive(Clone, Debug)]
 pub struct Nvme {
     sqs: Vec<Sq>,
+    /// One bit per queue: set while its `pending` is not empty, so that arbitration
+    /// visits only queues with commands (a drive with 128 queues, most of them empty,
+    /// would otherwise scan them all for every fetch).
+    nonempty: Vec<u64>,
     rr: usize,
     burst: u32,
     entries: u32,
@@ -144,6 +148,7 @@ impl Nvme {
     pub fn new(d: &DeviceConfig, queues: u32) -> Self {
         Nvme {
             sqs: vec![Sq::default(); queues as usize],
+            nonempty: vec![0; (queues as usize).div_ceil(64)],
             rr: 0,
             burst: d.host.arbitration_burst,
             entries: d.host.queue_entries,
@@ -194,6 +199,28 @@ impl Nvme {
         let q = &mut self.sqs[sq as usize];
         q.used += 1;
         q.pending.push_back((cmd, visible));
+        self.nonempty[sq as usize / 64] |= 1 << (sq % 64);
+    }
+
+    /// The first queue in `from..end` with pending commands.
+    #[inline]
+    fn next_nonempty(&self, from: usize, end: usize) -> Option<usize> {
+        let mut w = from / 64;
+        if w >= self.nonempty.len() || from >= end {
+            return None;
+        }
+        let mut bits = self.nonempty[w] & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                let q = w * 64 + bits.trailing_zeros() as usize;
+                return (q < end).then_some(q);
+            }
+            w += 1;
+            if w >= self.nonempty.len() || w * 64 >= end {
+                return None;
+            }
+            bits = self.nonempty[w];
+        }
     }
 
     /// A command of queue `sq` completed: its entry is free again. Returns the
@@ -250,9 +277,20 @@ impl Nvme {
     /// None and the earliest time a pending command becomes visible.
     pub fn arbitrate(&mut self, now: Ns) -> Result<(u32, u32), Option<Ns>> {
         let n = self.sqs.len();
+        let start = self.rr.min(n);
         let mut earliest: Option<Ns> = None;
-        for k in 0..n {
-            let qi = (self.rr + k) % n;
+        // The queues with pending commands, in round-robin order from `rr`.
+        let mut from = start;
+        let mut end = n;
+        loop {
+            let Some(qi) = self.next_nonempty(from, end) else {
+                if end == n && start > 0 {
+                    (from, end) = (0, start);
+                    continue;
+                }
+                break;
+            };
+            from = qi + 1;
             let q = &mut self.sqs[qi];
             match q.pending.front() {
                 Some(&(_, vis)) if vis <= now => {
@@ -266,6 +304,9 @@ impl Nvme {
                             }
                             _ => break,
                         }
+                    }
+                    if q.pending.is_empty() {
+                        self.nonempty[qi / 64] &= !(1 << (qi % 64));
                     }
                     q.fetched += count as u64;
                     self.rr = (qi + 1) % n;
@@ -301,10 +342,10 @@ mod tests {
         let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
         let mut n = Nvme::new(&d, 3);
         for c in 0..6 {
-            n.sqs[0].pending.push_back((c, 0));
+            n.post(0, c, 0);
         }
-        n.sqs[2].pending.push_back((100, 0));
-        n.sqs[1].pending.push_back((50, 10));
+        n.post(2, 100, 0);
+        n.post(1, 50, 10);
         assert_eq!(n.arbitrate(0), Ok((0, 4))); // burst 4
         assert_eq!(n.sqs[0].in_fetch, vec![0, 1, 2, 3]);
         assert_eq!(n.arbitrate(0), Ok((2, 1))); // queue 1's command is not visible yet
@@ -312,5 +353,25 @@ mod tests {
         assert_eq!(n.sqs[0].in_fetch, vec![0, 1, 2, 3, 4, 5]);
         assert_eq!(n.arbitrate(0), Err(Some(10)));
         assert_eq!(n.arbitrate(10), Ok((1, 1)));
+    }
+
+    #[test]
+    fn round_robin_skips_empty_queues_past_64_and_wraps() {
+        let d = load_device(&DeviceSpec::Preset("tiny-test".into()), &[]).unwrap();
+        let mut n = Nvme::new(&d, 130);
+        n.post(129, 1, 0);
+        n.post(3, 2, 0);
+        n.post(70, 3, 0);
+        n.post(64, 4, 50);
+        assert_eq!(n.arbitrate(0), Ok((3, 1)));
+        assert_eq!(n.arbitrate(0), Ok((70, 1))); // 64 is not visible until 50
+        assert_eq!(n.arbitrate(0), Ok((129, 1)));
+        n.post(0, 5, 0);
+        n.post(100, 6, 0);
+        assert_eq!(n.arbitrate(0), Ok((0, 1))); // wrapped past the last queue
+        assert_eq!(n.arbitrate(0), Ok((100, 1)));
+        assert_eq!(n.arbitrate(0), Err(Some(50)));
+        assert_eq!(n.arbitrate(60), Ok((64, 1)));
+        assert_eq!(n.arbitrate(60), Err(None));
     }
 }
