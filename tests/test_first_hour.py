@@ -137,7 +137,7 @@ def test_presets_show_says_what_cache_all_is(capsys):
 
 
 def test_fio_normal_output_counts_processes_as_fio_does(tmp_path):
-    text = (tmp_path / "o.txt")
+    text = tmp_path / "o.txt"
     _fio(tmp_path, "[a]\nrw=randread\nnumber_ios=200\nnumjobs=2\n", "normal", name="o.txt")
     assert "Starting 2 processes" in text.read_text()
     _fio(tmp_path, "[a]\nrw=randread\nnumber_ios=200\n", "normal", name="o.txt")
@@ -188,3 +188,24 @@ def test_validate_says_loudly_when_the_slc_area_adds_raw_nand(tmp_path, capsys):
     cfg = ssdlab.validate(str(_user_drive(tmp_path, mode="free-space")))
     assert not any("ON TOP" in w for w in cfg.get("warnings", []))
     assert cfg["raw_bytes"] < 1.2 * cfg["capacity_bytes"]
+
+
+def test_a_waf_just_below_one_is_not_printed_as_one():
+    from ssdlab.summary import waf_note
+
+    def doc(waf):
+        return {
+            "device": {
+                "ftl": {
+                    "host_units_written": 100_000,
+                    "waf": waf,
+                    "units_programmed": 99_000,
+                    "gc_units_copied": 0,
+                }
+            }
+        }
+
+    assert waf_note(doc(0.99)).startswith("WAF 0.99 is below 1")
+    assert waf_note(doc(0.998)).startswith("WAF 0.998 is below 1")
+    assert waf_note(doc(0.99996)).startswith("WAF 0.99996 is below 1")
+    assert waf_note(doc(1.0)) == ""

@@ -60,8 +60,12 @@ def waf_note(d: dict[str, Any]) -> str:
     n = buffered_units(d)
     if not ftl.get("host_units_written") or ftl.get("waf", 1) >= 1 or not n:
         return ""
+    waf = float(ftl.get("waf", 0))
+    digits = 2  # as many as it takes not to print a WAF below 1 as "1.00"
+    while round(waf, digits) >= 1 and digits < 9:
+        digits += 1
     return (
-        f"WAF {ftl.get('waf', 0):.2f} is below 1: {n:,} host units were still in the write "
+        f"WAF {waf:.{digits}f} is below 1: {n:,} host units were still in the write "
         "buffer when the run ended (not yet programmed); a longer run or end_fsync counts them"
     )
 
