@@ -53,6 +53,18 @@ def test_cli_prints_statistics_then_replays(tmp_path, capsys):
     assert "IOPS=" not in capsys.readouterr().out
 
 
+def test_a_timed_replay_on_several_drives_splits_each_drives_latency(tmp_path, capsys):
+    """The comparison table's latency of a timed replay is host queueing + device time;
+    a line under the table gives the split per drive, as a one-drive replay prints it."""
+    t = tmp_path / "t.csv"
+    t.write_text("".join(f"{i * 1000},W,{i * 4096},4096\n" for i in range(50)))
+    argv = ["trace", str(t), "--device", "tiny-test,hmb-ssd", "--mode", "timed"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    for dev in ("tiny-test", "hmb-ssd"):
+        assert f"{dev}: write latency: host queueing" in out, out
+
+
 def test_json_report_carries_trace_section(tmp_path, capsys):
     t = tmp_path / "t.csv"
     t.write_text("".join(f"{i * 100},R,{i * 4096},4096\n" for i in range(500)))

@@ -148,11 +148,11 @@ def waf_text(d: dict[str, Any]) -> str:
 
 def table_notes(label: str, d: dict[str, Any]) -> list[str]:
     """What a device's row in a comparison table cannot say: a WAF below 1 explained, a
-    closed-loop replay's compression warning."""
+    closed-loop replay's compression warning, a timed replay's latency split into host
+    queueing and device time (the table's latency is their sum)."""
     out = [f"{label}: {waf_note(d)}"] if waf_note(d) else []
     for line in trace_lines(d):
-        if line.strip().startswith("warning:"):
-            out.append(f"{label}: {line.strip()}")
+        out.append(f"{label}: {line.strip()}")
     return out
 
 
