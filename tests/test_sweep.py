@@ -189,6 +189,11 @@ def test_cli_sweep_query_and_errors(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "qd,read_total_ios\n1,500\n4,500\n"
+    # Floats print with 15 significant digits: no binary noise from an average.
+    sql = "SELECT 0.1::DOUBLE + 0.2::DOUBLE AS a FROM runs LIMIT 1"  # 0.30000000000000004
+    r = _cli("sweep", "query", "out/sweep-grid", sql, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "a\n0.3\n", r.stdout
     r = _cli("sweep", "query", "out/sweep-grid", "SELEC", cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("ssdlab: error: sweep query:")
     r = _cli("sweep", "query", "nowhere", "SELECT 1", cwd=tmp_path)
