@@ -176,7 +176,10 @@ class Report:
         return out
 
     def to_pandas(self):
-        """A DataFrame with one row per (job, direction); needs pandas. Each row also
+        """A DataFrame with one row per (job, direction); needs pandas. The rows of job
+        ``all`` are the totals over every job (fio's group_reporting), then each job's own
+        rows follow under its name (``job0``, ... for unnamed jobs), so a one-job run has
+        the same figures twice (docs/tables.md). Each row also
         carries the device's counters for the whole run (the same on every row): WAF
         (None when nothing was written), map hit rate, HMB granted (None without an
         HMB), GC units moved and victims, erases, SLC units folded."""
