@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -313,3 +314,44 @@ def test_runs_as_a_module_and_writes_json(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["summary"]["bullets"]["not run"] > 0
     r = _module(str(tmp_path / "nowhere"))
     assert r.returncode == 2 and "no results.csv" in r.stderr
+
+
+def test_every_figure_panel_and_bullet_has_a_reason():
+    """Every panel of the 64 figures and every one of the 41 bullets carries a written
+    reason (the mechanism behind a match, or behind a miss the mechanism missing or the
+    data sheet the seed contradicts), and no reason names a panel or bullet the seed
+    lacks."""
+    from ssdlab.studies import seed000_why as why
+
+    panels = {why.panel_of(f.id) for f in d.DIFF_FIGURES}
+    assert set(why.FIGURE_WHY) == panels
+    assert set(why.BULLET_WHY) == {b.id for b in d.BULLETS}
+    for text in [*why.FIGURE_WHY.values(), *why.BULLET_WHY.values()]:
+        assert text.rstrip().endswith((".", ")")), text
+        # A short reason may only point at another bullet that carries the full one.
+        same = re.fullmatch(r"As ([\w-]+)\.", text)
+        if same:
+            assert same.group(1) in why.BULLET_WHY and len(why.BULLET_WHY[same.group(1)]) > 20
+        else:
+            assert len(text) > 20, text
+
+
+def test_markdown_lists_every_figure_and_bullet_with_its_reason(tmp_path):
+    hvd = write_hvd(tmp_path / "hvd", hvd_all(lambda *k: 0.0))
+    hs = write_hs(tmp_path / "hs", hs_all(lambda *k: 1000.0))
+    md = tmp_path / "score.md"
+    r = _module(str(hvd), str(hs), "--markdown", str(md))
+    assert r.returncode == 0, r.stderr
+    text = md.read_text()
+    rows = [x for x in text.splitlines() if x.startswith("| `")]
+    assert len(rows) == 64 + 41
+    for f in d.DIFF_FIGURES:
+        assert sum(x.startswith(f"| `{f.id}` |") for x in rows) == 1
+    # The reason is said once per panel: the first figure of a panel carries it.
+    first = next(x for x in rows if x.startswith("| `sw-high-sustain-1q` |"))
+    assert "SLC cache full" in first
+    second = next(x for x in rows if x.startswith("| `sw-high-sustain-2q` |"))
+    assert second.rstrip().endswith("|  |")
+    on_par = next(x for x in rows if x.startswith("| `rw1-on-par`"))
+    assert "| reproduced |" in on_par and "data sheets" in on_par
+    assert "figures: 64 |" in text and "bullets: 41 |" in text

@@ -808,6 +808,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("out", nargs="+", type=Path, help="study output directory or results.csv")
     ap.add_argument("--json", metavar="PATH", help="also write the result as JSON ('-': stdout)")
+    ap.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="also write every figure and bullet with its verdict and the reason for it "
+        "(the mechanism, or the public figure the seed contradicts) as Markdown",
+    )
     args = ap.parse_args(argv)
     try:
         doc = score(args.out)
@@ -825,13 +831,21 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(text)
         if args.json:
-            from ssdlab import outputs
+            _write(ap, args.json, json.dumps(doc, indent=1) + "\n", "--json")
+    if args.markdown:
+        from ssdlab.studies.seed000_why import markdown
 
-            try:
-                outputs.write_file(args.json, json.dumps(doc, indent=1) + "\n", "--json")
-            except outputs.OutputError as e:
-                ap.exit(2, f"{ap.prog}: error: {e}\n")
+        _write(ap, args.markdown, markdown(doc), "--markdown")
     return 0
+
+
+def _write(ap: argparse.ArgumentParser, path: str, text: str, flag: str) -> None:
+    from ssdlab import outputs
+
+    try:
+        outputs.write_file(path, text, flag)
+    except outputs.OutputError as e:
+        ap.exit(2, f"{ap.prog}: error: {e}\n")
 
 
 if __name__ == "__main__":
