@@ -45,6 +45,12 @@ pub struct DeviceConfig {
     /// from the resolved config).
     #[serde(default, skip_serializing_if = "PowerConfig::is_off")]
     pub power: PowerConfig,
+    /// Reset and power-on times (the workload's `events`; config/host_events.rs).
+    #[serde(
+        default,
+        skip_serializing_if = "super::host_events::ResetConfig::is_default"
+    )]
+    pub reset: super::host_events::ResetConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.
