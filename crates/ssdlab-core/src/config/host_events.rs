@@ -99,6 +99,19 @@ impl HostEventConfig {
     }
 }
 
+/// How the drive refills its HMB map cache when the HMB comes back without its
+/// contents (a firmware policy; vendors do not say which they use).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HmbRebuild {
+    /// Each segment is loaded when a read first needs it.
+    #[default]
+    OnDemand,
+    /// Every segment the cache held is loaded again at once, most recently used
+    /// first, competing with host reads for the dies.
+    Eager,
+}
+
 /// The device's reset and power-on times.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +122,10 @@ pub struct ResetConfig {
     /// Power-on to the first configuration request (PCIe: 100 ms).
     #[serde(default = "default_power_on")]
     pub power_on: Duration,
+    /// Refilling the HMB map cache after the HMB returns without its contents:
+    /// on-demand (default) or eager.
+    #[serde(default)]
+    pub hmb_rebuild: HmbRebuild,
 }
 
 impl Default for ResetConfig {
@@ -116,6 +133,7 @@ impl Default for ResetConfig {
         ResetConfig {
             ready: default_ready(),
             power_on: default_power_on(),
+            hmb_rebuild: HmbRebuild::OnDemand,
         }
     }
 }

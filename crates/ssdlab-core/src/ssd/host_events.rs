@@ -209,6 +209,9 @@ impl Ssd {
                 written += w;
             }
             if kind == HostEventKind::HmbEnable {
+                let loads = self.map_nand_loads();
+                self.host_events.as_mut().expect("host events").records[idx as usize]
+                    .loads_at_end = loads;
                 dropped += self.map_hmb_hand_back(mr);
             }
             let ev = self.host_events.as_mut().expect("host events");
@@ -229,15 +232,18 @@ impl Ssd {
             let ev = self.host_events.as_mut().expect("host events");
             ev.records[idx as usize].loads_at_close = Some(loads);
         } else {
+            // Loads counted from before the hand-back (an eager rebuild issues its own).
+            let loads = self.map_nand_loads();
             if matches!(kind, HostEventKind::Reset | HostEventKind::SuspendResume) {
                 let d = self.map_hmb_hand_back(mr);
                 self.host_events.as_mut().expect("host events").records[idx as usize].dropped += d;
             }
-            let loads = self.map_nand_loads();
             let ev = self.host_events.as_mut().expect("host events");
             let r = &mut ev.records[idx as usize];
             r.end_ns = now;
-            r.loads_at_end = loads;
+            if kind != HostEventKind::HmbEnable {
+                r.loads_at_end = loads; // an enable counted them at its start
+            }
             let close = now + r.cfg.window_ns() * r.cfg.windows() as u64;
             self.q.schedule(
                 close,

@@ -9,8 +9,10 @@
 //! HMB runs). Entries that change meanwhile mark their segment stale.
 //! Handing it back with Memory Return (NVMe: the buffer's contents are as they were
 //! when it was disabled) restores the set-aside level minus the stale segments (a
-//! load on its way for a segment it holds then lands on the copy it finds); without it the level starts empty and refills as
-//! reads miss. The SRAM level starts empty in both cases.
+//! load on its way for a segment it holds then lands on the copy it finds); without
+//! it the level starts empty and refills as reads miss, or, with
+//! `reset.hmb_rebuild = "eager"`, every segment it held is loaded again at once.
+//! The SRAM level starts empty in both cases.
 //!
 //! Simplifies: the write-backs are ordinary map write-backs issued at the event;
 //! the interim SRAM cache's dirty segments are written back when the HMB returns,
@@ -99,6 +101,8 @@ impl Ssd {
         };
         // The interim SRAM cache's dirty segments go back to NAND.
         self.write_back_all_dirty();
+        let eager = self.cfg.reset.hmb_rebuild == crate::config::host_events::HmbRebuild::Eager;
+        let mut reload = Vec::new();
         let m = self.map();
         let HmbAside {
             mut main,
@@ -116,6 +120,10 @@ impl Ssd {
             }
             lost
         } else {
+            if eager {
+                reload = main.order();
+                reload.reverse();
+            }
             main = MapCache::new(m.place.segments, main.capacity() as u64, m.policy);
             held
         };
@@ -123,6 +131,13 @@ impl Ssd {
         m.l1 = l1_capacity.map(|c| MapCache::new(m.place.segments, c as u64, m.policy));
         m.place.tier = MapTier::Hmb;
         m.tier_latency_ns = 0;
+        // Eager rebuild: load what the cache held, least recently used first, so that
+        // the segments land in their old order of recency.
+        for seg in reload {
+            if !self.seg_never_written(seg) {
+                self.start_load(seg, None, false, true);
+            }
+        }
         dropped
     }
 
