@@ -176,6 +176,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     given = {name: getattr(args, name) for name, _ in FIO_FLAGS if getattr(args, name) is not None}
     if args.norandommap:
         given["norandommap"] = True
+    if args.event:
+        given["events"] = [parse_event(e) for e in args.event]
     # An explicit stop rule replaces the default one rather than adding to it.
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
@@ -216,6 +218,40 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.verify:
         return verify_verdict(report.to_dict())
     return 0
+
+
+EVENT_KINDS = ("reset", "suspend-resume", "hmb-disable", "hmb-enable")
+EVENT_KEYS = ("memory_return", "duration", "window", "windows")
+
+
+def parse_event(text: str) -> dict:
+    """``--event AT:KIND[:KEY=VALUE...]`` (e.g. ``0.3s:reset:memory_return=false``,
+    ``1s:suspend-resume:duration=2s``) as one entry of the workload's ``events``."""
+    parts = text.split(":")
+    allowed = f"AT:KIND[:KEY=VALUE...], KIND one of {', '.join(EVENT_KINDS)}"
+    if len(parts) < 2 or not parts[0] or parts[1] not in EVENT_KINDS:
+        raise UsageError(f"--event: '{outputs.shown(text)}' is not allowed ({allowed})")
+    event: dict = {"at": parts[0], "kind": parts[1]}
+    for kv in parts[2:]:
+        key, sep, value = kv.partition("=")
+        if not sep or key not in EVENT_KEYS:
+            raise UsageError(
+                f"--event: '{outputs.shown(kv)}' in '{outputs.shown(text)}' is not allowed "
+                f"(KEY=VALUE, KEY one of {', '.join(EVENT_KEYS)})"
+            )
+        if key == "memory_return":
+            if value not in ("true", "false"):
+                raise UsageError(f"--event: memory_return={outputs.shown(value)} is not allowed "
+                                 "(true or false)")
+            event[key] = value == "true"
+        elif key == "windows":
+            if not value.isdigit():
+                raise UsageError(f"--event: windows={outputs.shown(value)} is not allowed "
+                                 "(a whole number)")
+            event[key] = int(value)
+        else:
+            event[key] = value
+    return event
 
 
 def verify_verdict(data: dict, label: str = "") -> int:
@@ -322,6 +358,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="random offsets drawn with replacement (default: as fio, every block of the "
         "span once per pass before any repeats)",
+    )
+    p.add_argument(
+        "--event",
+        action="append",
+        metavar="AT:KIND[:KEY=VALUE]",
+        help="a host event in the run (repeatable): KIND reset, suspend-resume, hmb-disable or "
+        "hmb-enable; KEY memory_return, duration, window, windows; e.g. 0.3s:reset:"
+        "memory_return=false (docs/power-events.md)",
     )
     p.add_argument(
         "--state",

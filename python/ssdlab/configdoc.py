@@ -132,6 +132,21 @@ def describe_derived(cfg: dict) -> str:
     cached = f"{d['map_cache_bytes'] / gib:,.3f} GiB cached in "
     where = "whole map in " if d["map_whole"] else cached
     lines.append(f"  map: {d['map_bytes'] / gib:,.3f} GiB; {where}{d['map_tier']}; {mem}")
+    grant = d.get("hmb_grant") or {}
+    if grant and grant["status"] != "unsupported":
+        mib = 1 << 20
+        line = (
+            f"  HMB: {grant['status']} ({grant['policy']} policy, asked "
+            f"{grant['requested_bytes'] / mib:,.1f} MiB under the host cap "
+            f"{grant['host_limit_bytes'] / mib:,.0f} MiB, granted "
+            f"{grant['granted_bytes'] / mib:,.1f} MiB in {grant['descriptors']} chunks"
+        )
+        if grant["descriptors"]:
+            line += f" of {grant['chunk_bytes'] / mib:,.2f} MiB"
+        line += ")"
+        if grant["note"]:
+            line += f"; {grant['note']}"
+        lines.append(line)
     parts = d.get("sram_parts") or []
     if "sram_bytes" in d:
         used = sum(p["bytes"] for p in parts)

@@ -125,6 +125,12 @@ class Report:
         """Write amplification over the measured window (after ramp_time)."""
         return self._data["device"]["ftl"]["measured"]["waf"]
 
+    @property
+    def host_events(self) -> list[dict]:
+        """The run's host events (resets, suspend-resume, HMB loss), one dict each: outage,
+        first-I/O latency, IOPS before and the recovery curve (docs/power-events.md)."""
+        return list(self._data.get("host_events") or [])
+
     def latency_histogram(self, direction: str = "read") -> list[tuple[int, int]]:
         """Completion-latency histogram of a direction: ``[(latency_ns, count), ...]`` in
         increasing latency, the same bins as fio's json+ ``clat_ns.bins`` (fio's
@@ -297,6 +303,10 @@ class Report:
             lines.extend(explain.flash_lines(d))
         lines.extend(explain.memory_lines(d))
         lines.extend(explain.energy_lines(d))
+        lines.extend(explain.host_event_lines(d))
+        hmb = dev.get("hmb", {})
+        if hmb.get("status"):
+            lines.append(f"  HMB {hmb['status']}: {hmb.get('note', '')}")
         rc = dev.get("read_cache", {})
         if rc.get("enabled"):
             lines.append(

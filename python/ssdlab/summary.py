@@ -195,6 +195,27 @@ def trace_lines(d: dict[str, Any]) -> list[str]:
     return out
 
 
+def host_event_lines(d: dict[str, Any]) -> list[str]:
+    """One line per host event (reset, suspend-resume, HMB disable/enable): its outage,
+    the first I/O after it, the IOPS before and at the start of the recovery curve and
+    how long recovery to 90 % took; what the map cache lost."""
+    out = []
+    for e in d.get("host_events") or []:
+        mr = "" if e["kind"] == "hmb-disable" else (
+            " (memory return)" if e["memory_return"] else " (no memory return)")
+        rec = e.get("recovery_ns")
+        rec_text = f"{rec / 1e6:,.1f} ms" if rec is not None else "not within the curve"
+        curve = e.get("recovery_iops") or [0]
+        out.append(
+            f"  event {e['kind']}{mr} at {e['at_ns'] / 1e9:g} s: outage "
+            f"{e['outage_ns'] / 1e6:,.1f} ms, first I/O {e['first_io_latency_ns'] / 1e6:,.2f} ms; "
+            f"IOPS {e['iops_before']:,.0f} before, {curve[0]:,.0f} in the first "
+            f"{e['window_ns'] / 1e6:g} ms after; 90 % again after {rec_text}; map segments "
+            f"dropped {e['map_segments_dropped']:,}, reloaded {e['map_loads_after']:,}"
+        )
+    return out
+
+
 def energy_lines(d: dict[str, Any]) -> list[str]:
     """The energy block in two lines: joules, watts, J per I/O and per GB, the biggest
     components; time in non-operational power states and the wake-ups they cost."""

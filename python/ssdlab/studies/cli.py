@@ -18,6 +18,7 @@ STUDIES = (
     "nvmeof",
     "mqsim",
     "power",
+    "power-events",
 )
 
 
@@ -70,6 +71,10 @@ def cmd_study(args: argparse.Namespace) -> int:
         )
     elif args.name == "power":
         from ssdlab.studies.power import run_study
+
+        print(run_study(out, quick=args.quick, seed=args.seed))
+    elif args.name == "power-events":
+        from ssdlab.studies.power_events import run_study
 
         print(run_study(out, quick=args.quick, seed=args.seed))
     elif args.name == "program-delay":

@@ -40,6 +40,17 @@ impl DeviceConfig {
             + unit / chan * 1e9
             + unit / link * 1e9;
         let place = self.map_placement();
+        let g = self.hmb.negotiate();
+        let grant_json = json!({
+            "status": g.status,
+            "policy": g.policy,
+            "requested_bytes": g.requested_bytes,
+            "granted_bytes": g.granted_bytes,
+            "descriptors": g.chunks.len(),
+            "chunk_bytes": g.chunks.first().copied().unwrap_or(0),
+            "host_limit_bytes": self.hmb.host_limit.bytes(),
+            "note": g.note,
+        });
         json!({
             "pcie_bytes_per_s": link,
             "channel_bytes_per_s": chan,
@@ -55,6 +66,7 @@ impl DeviceConfig {
             "map_cache_bytes": place.cache_bytes,
             "dram_bytes": self.dram.size.bytes(),
             "hmb_preferred_bytes": self.hmb.hmpre.bytes(),
+            "hmb_grant": grant_json,
             "sram_bytes": self.sram.size.bytes(),
             "sram_parts": self
                 .sram_parts()

@@ -2,6 +2,7 @@
 //! Every field is declared once here, typed, with its unit and a one-line doc;
 //! defaults live in the `default_*` functions; `validate()` checks consistency.
 
+use super::host_events::ResetConfig;
 use super::memory::{
     DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
@@ -45,6 +46,10 @@ pub struct DeviceConfig {
     /// from the resolved config).
     #[serde(default, skip_serializing_if = "PowerConfig::is_off")]
     pub power: PowerConfig,
+    /// Reset and power-on times for the workload's host `events` (docs/power-events.md);
+    /// left out of a resolved config while at their defaults (50 ms, 100 ms).
+    #[serde(default, skip_serializing_if = "ResetConfig::is_default")]
+    pub reset: ResetConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.

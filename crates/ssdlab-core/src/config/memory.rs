@@ -371,6 +371,14 @@ pub struct HmbConfig {
     /// Chunk size the host allocates (Linux tries large chunks first, e.g. 4 MiB).
     #[serde(default = "default_hmb_host_chunk")]
     pub host_chunk: Size,
+    /// Host memory the host's allocator can give the HMB in all (none: as much as
+    /// asked). Below HMMIN the allocation fails and the drive runs without an HMB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_available: Option<Size>,
+    /// Largest physically contiguous chunk the host can allocate (none: any size);
+    /// Linux halves its chunk size until chunks can be had (fragmented memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_max_alloc: Option<Size>,
     /// Host DRAM access latency behind the PCIe round trip.
     #[serde(default = "default_host_dram_latency")]
     pub host_dram_latency: Duration,
@@ -392,60 +400,17 @@ impl Default for HmbConfig {
             host_policy: default_hmb_policy(),
             host_limit: default_hmb_limit(),
             host_chunk: default_hmb_host_chunk(),
+            host_available: None,
+            host_max_alloc: None,
             host_dram_latency: default_host_dram_latency(),
             read_granularity: default_hmb_read_granularity(),
         }
     }
 }
 
-/// The outcome of HMB negotiation (Set Features, Host Memory Buffer).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct HmbGrant {
-    pub policy: HmbPolicy,
-    pub requested_bytes: u64,
-    pub granted_bytes: u64,
-    /// Descriptor list: one chunk size per entry.
-    pub chunks: Vec<u64>,
-}
+pub use super::hmb_grant::{HmbGrant, HmbStatus};
 
 impl HmbConfig {
-    /// What the host grants, the way the NVMe spec and Linux do it: the size the
-    /// policy asks for, capped by the host limit, built from host-sized chunks
-    /// (no more than HMMAXD of them); a grant below HMMIN is no grant at all.
-    pub fn negotiate(&self) -> HmbGrant {
-        let hmpre = self.hmpre.bytes();
-        let hmmin = self.hmmin.bytes();
-        let want = match self.host_policy {
-            HmbPolicy::Off => 0,
-            HmbPolicy::Max => hmpre,
-            HmbPolicy::Half => (hmpre / 2).max(hmmin),
-            HmbPolicy::Min => hmmin,
-        };
-        let want = want.min(self.host_limit.bytes());
-        let chunk = self.host_chunk.bytes().max(self.min_chunk.bytes()).max(1);
-        let mut chunks = Vec::new();
-        let mut left = want;
-        while left > 0 && (chunks.len() as u32) < self.max_descriptors {
-            let c = left.min(chunk);
-            if c < self.min_chunk.bytes() {
-                break;
-            }
-            chunks.push(c);
-            left -= c;
-        }
-        let mut granted: u64 = chunks.iter().sum();
-        if granted < hmmin || hmpre == 0 {
-            chunks.clear();
-            granted = 0;
-        }
-        HmbGrant {
-            policy: self.host_policy,
-            requested_bytes: want,
-            granted_bytes: granted,
-            chunks,
-        }
-    }
-
     pub fn validate(&self, errs: &mut Vec<String>) {
         let (pre, min) = (self.hmpre.bytes(), self.hmmin.bytes());
         if min > pre {

@@ -7,6 +7,8 @@
 
 mod derived;
 mod device;
+mod hmb_grant;
+pub mod host_events;
 pub mod limits;
 pub mod memory;
 mod placement;
@@ -385,7 +387,14 @@ pub fn check_run(dev: &DeviceConfig, jobs: &[WorkloadConfig]) -> Result<(), Conf
             format!("workload job {i}")
         };
         w.validate(cap).map_err(|m| err(&source, m))?;
+        if i > 0 && !w.events.is_empty() {
+            return Err(err(
+                &source,
+                "events: only the first job section's events apply (list them there)",
+            ));
+        }
     }
+    host_events::validate_events(&jobs[0].events, dev).map_err(|m| err("workload", m))?;
     Ok(())
 }
 

@@ -121,6 +121,10 @@ pub struct WorkloadConfig {
     /// Simulated warm-up time excluded from the statistics (bare number: seconds).
     #[serde(default)]
     pub ramp_time: Secs,
+    /// Host events at simulated times: controller reset, suspend-resume, HMB disable
+    /// and enable (config/host_events.rs); the first job section's apply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<super::host_events::HostEventConfig>,
     /// Job name (a fio job section's name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,

@@ -33,6 +33,8 @@ pub enum Event {
     RampEnd { group: u32 },
     /// A remote command reached the drive's target, which now submits it to the drive.
     TargetSubmit { cmd: u32 },
+    /// Host event `idx` of the workload begins, ends its outage or closes its curve.
+    HostEvent { idx: u32, phase: u32 },
 }
 
 #[derive(Clone, Copy)]

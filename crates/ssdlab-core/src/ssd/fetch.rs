@@ -34,6 +34,9 @@ impl Ssd {
 
     /// The fetch engine issues fetch reads while it has slots and commands are visible.
     pub(super) fn fetch(&mut self) {
+        if self.fetch_held() {
+            return; // a reset or power cycle: nothing is fetched before it ends
+        }
         let now = self.now();
         while self.nvme.can_fetch() {
             match self.nvme.arbitrate(now) {

@@ -433,6 +433,10 @@ impl Ssd {
             let at = self.q.now() + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
         }
+        if self.host_events.is_some() {
+            self.host_events_complete(c.submit_ns, c.fetch_ns);
+        }
+        let j = &mut self.jobs[c.job as usize];
         if c.origin == Origin::HostFlush {
             if c.submit_ns >= j.measure_from && !j.sync.uncounted {
                 j.stats.sync.record(now - c.submit_ns, 0);

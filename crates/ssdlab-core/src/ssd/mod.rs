@@ -18,6 +18,7 @@ mod flush;
 mod gc;
 mod gc_staging;
 mod hmb_whole;
+mod host_events;
 mod host_jobs;
 mod io;
 mod map;
@@ -188,6 +189,8 @@ pub struct Ssd {
     /// The power cap's limit on dies working at once (`power.limit_w`, or a lower
     /// operational state).
     die_cap: Option<energy::DieCap>,
+    /// The workload's host events (resets, suspend-resume, HMB loss), if any.
+    host_events: Option<Box<host_events::HostEvents>>,
 }
 
 /// Flash-level counters.
@@ -303,6 +306,7 @@ impl Ssd {
                 });
             }
         }
+        let host_events = host_events::HostEvents::new(&job_cfgs[0].events);
         let mut groups: Vec<u32> = job_cfgs.iter().map(|w| w.group).collect();
         groups.sort_unstable();
         groups.dedup();
@@ -369,6 +373,7 @@ impl Ssd {
             power: energy::PowerRun::new(&cfg),
             awake_at: 0,
             die_cap: energy::DieCap::new(&cfg),
+            host_events,
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
@@ -398,6 +403,7 @@ impl Ssd {
     ) {
         let mut next_obs = if every_ns == 0 { Ns::MAX } else { self.now() };
         self.window.open(self.now(), &self.ftl.stats);
+        self.schedule_host_events();
         let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
@@ -502,6 +508,7 @@ impl Ssd {
                 return Some(job);
             }
             Event::TargetSubmit { cmd } => self.queue_command(cmd),
+            Event::HostEvent { idx, phase } => self.host_event(idx, phase),
         }
         None
     }

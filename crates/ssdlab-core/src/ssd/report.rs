@@ -252,6 +252,9 @@ impl Ssd {
         if let Some(e) = self.energy_json() {
             out["energy"] = e;
         }
+        if let Some(ev) = self.host_event_stats() {
+            out["host_events"] = serde_json::to_value(ev).expect("host events");
+        }
         Report { json: out }
     }
 
@@ -411,6 +414,8 @@ impl Ssd {
                 hmpre_bytes: self.cfg.hmb.hmpre.bytes(),
                 hmmin_bytes: self.cfg.hmb.hmmin.bytes(),
                 policy: grant.policy,
+                status: grant.status,
+                note: grant.note.clone(),
                 requested_bytes: grant.requested_bytes,
                 granted_bytes: grant.granted_bytes,
                 descriptors: grant.chunks.len(),

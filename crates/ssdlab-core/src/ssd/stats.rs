@@ -10,7 +10,7 @@
 //! "units" are mapping units (`ftl.mapping_unit` bytes each); a utilisation is busy
 //! time over simulated time (0..1); a rate or share is a fraction (0..1).
 
-use crate::config::memory::{DataTier, HmbLayout, HmbPolicy, MapPlacement, SlcMode};
+use crate::config::memory::{DataTier, HmbLayout, HmbPolicy, HmbStatus, MapPlacement, SlcMode};
 use crate::config::scheduling::SchedPolicy;
 use crate::config::GcPacing;
 use crate::sim::Ns;
@@ -488,6 +488,13 @@ pub struct HmbStats {
     pub hmmin_bytes: u64,
     /// The host's granting policy.
     pub policy: HmbPolicy,
+    /// What became of the HMB the device asked for: named only when the host did
+    /// not grant one (`off`, `denied`: HMMIN above the host cap, `allocation-failed`).
+    #[serde(skip_serializing_if = "HmbStatus::is_ordinary")]
+    pub status: HmbStatus,
+    /// Why (only with `status`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
     /// Size requested (bytes).
     pub requested_bytes: u64,
     /// Size granted (bytes).

@@ -517,6 +517,12 @@ pub(crate) fn run_resolved(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
     use crate::config::limits;
+    if jobs.iter().any(|j| !j.events.is_empty()) {
+        return Err(crate::config::err(
+            "workload",
+            "events: host events are modelled for single-drive runs only (not in a system yet)",
+        ));
+    }
     let origin = cfg.origin.clone();
     let (estimate, job_count) = memory_estimate_bytes(&drives, &jobs, &opts)?;
     let _memory =

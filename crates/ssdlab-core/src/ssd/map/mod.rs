@@ -44,6 +44,7 @@
 //! segment); flushes go oldest segment first, not fullest first; the map-of-map
 //! is always in SRAM and costs nothing to consult.
 
+mod hmb_loss;
 mod state;
 mod write_back;
 
@@ -274,6 +275,7 @@ impl Ssd {
             return; // the map's own units are located by the map-of-map
         }
         let (s0, s1) = (m.seg_of(first), m.seg_of(first + n - 1));
+        m.note_changed(s0, s1);
         for seg in s0..=s1 {
             let m = self.map();
             m.c.write_updates += 1;
@@ -581,6 +583,13 @@ impl Ssd {
     fn cache_insert(&mut self, seg: u32, dirty: bool) {
         let now = self.now();
         let m = self.map();
+        if m.aside.is_none() && m.main.contains(seg) {
+            // Handed back with the HMB (Memory Return) while its load was on the way.
+            if dirty {
+                m.main.mark_dirty(seg);
+            }
+            return;
+        }
         let evicted = m.main.insert(seg, dirty);
         if let Some(l1) = &mut m.l1 {
             if !l1.contains(seg) {

@@ -169,6 +169,9 @@ pub(in crate::ssd) struct MapState {
     /// flushed segments straight back).
     pub(super) log: Option<MapLog>,
     pub(super) c: MapCounters,
+    pub(super) policy: crate::config::memory::ReplacementPolicy,
+    /// The HMB level while the host holds the HMB (`map/hmb_loss.rs`).
+    pub(super) aside: Option<Box<super::hmb_loss::HmbAside>>,
 }
 
 impl MapState {
@@ -239,6 +242,8 @@ impl MapState {
             }),
             place,
             c: MapCounters::default(),
+            policy: cfg.map.policy,
+            aside: None,
         })
     }
 
