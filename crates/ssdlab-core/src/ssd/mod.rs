@@ -10,6 +10,7 @@
 //! (PCIe up); writes: room in the write buffer, data from the host (PCIe down),
 //! placement in the FTL -> completion entry (PCIe up) -> host.
 
+mod chips;
 mod data_tiers;
 mod energy;
 mod fetch;
@@ -43,6 +44,7 @@ use crate::trace::replay::TraceSource;
 use crate::workload::{Io, JobGen, OpKind};
 use host_jobs::Job;
 
+pub use chips::ChipStats;
 pub use prep_cache::{clear as clear_prepared, prep_key};
 pub(crate) use report::dirs_json_timed;
 pub use report::Report;
@@ -188,6 +190,8 @@ pub struct Ssd {
     /// The power cap's limit on dies working at once (`power.limit_w`, or a lower
     /// operational state).
     die_cap: Option<energy::DieCap>,
+    /// Chips whose dies share one command interface (`nand.chip_interface = "one-command"`).
+    chips: Option<chips::ChipGate>,
 }
 
 /// Flash-level counters.
@@ -369,6 +373,7 @@ impl Ssd {
             power: energy::PowerRun::new(&cfg),
             awake_at: 0,
             die_cap: energy::DieCap::new(&cfg),
+            chips: chips::ChipGate::new(&cfg),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
