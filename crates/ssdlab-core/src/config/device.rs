@@ -6,7 +6,7 @@ use super::memory::{
     DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
 use super::power::PowerConfig;
-use super::scheduling::SchedulerConfig;
+use super::scheduling::{is_one, ChipInterface, SchedulerConfig};
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
@@ -277,17 +277,11 @@ pub struct NandConfig {
     #[serde(default)]
     pub page_spare: Size,
     /// Dies per chip (package target sharing one chip enable); a divisor of dies_per_channel. Default 1. Only `chip_interface` gives it an effect.
-    #[serde(
-        default = "default_one_u32",
-        skip_serializing_if = "crate::config::scheduling::is_one"
-    )]
+    #[serde(default = "default_one_u32", skip_serializing_if = "is_one")]
     pub dies_per_chip: u32,
     /// How a chip's dies take commands: `interleaved` (default; each die takes a command while another of its chip is busy, as ONFI's multi-LUN operations allow and real controllers do) or `one-command` (a chip runs one operation at a time, its other dies waiting until the die's data-out, program or erase ends: MQSim's scheduler; docs/validation.md).
-    #[serde(
-        default,
-        skip_serializing_if = "crate::config::scheduling::ChipInterface::is_interleaved"
-    )]
-    pub chip_interface: crate::config::scheduling::ChipInterface,
+    #[serde(default, skip_serializing_if = "ChipInterface::is_interleaved")]
+    pub chip_interface: ChipInterface,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

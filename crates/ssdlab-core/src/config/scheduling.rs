@@ -133,9 +133,9 @@ fn default_alpha() -> Duration {
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChipInterface {
-    /// Each die (ONFI: LUN) takes a command while another die of its chip is busy:
-    /// ONFI 4.x section 3.1.3 (multiple LUN operations; Read Status Enhanced 78h
-    /// addresses one LUN), what real controllers do.
+    /// Each die (ONFI: LUN) takes a command while another die of its chip is busy
+    /// (ONFI's multiple LUN operations; Read Status Enhanced 78h addresses one LUN):
+    /// what real controllers do.
     #[default]
     Interleaved,
     /// A chip takes one command at a time: a die may start an operation only when no

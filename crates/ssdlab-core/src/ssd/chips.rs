@@ -16,10 +16,13 @@
 //! work. A held program (adaptive delay) does not hold its chip; a die that suspends
 //! its operation gives the chip back while it serves its reads.
 //!
-//! Not a realistic interface: ONFI (4.x, section 3.1.3, multiple LUN operations)
-//! lets a controller issue a command to one LUN (die) while another LUN of the same
-//! target is busy, and real controllers interleave a chip's dies that way; the
-//! default, `interleaved`, is that (every die independent, sharing only its channel).
+//! Not a realistic interface: the ONFI specification (chapter 3, "Multiple LUN
+//! Operations") lets a host issue Read Page commands to several LUNs (dies) of one
+//! target and select each LUN's data with Read Status Enhanced (78h), and NAND data
+//! sheets state that each die (LUN) reports its status independently of the other dies
+//! on its target (e.g. Micron's MT29F NAND, "Status Operations"); controllers interleave
+//! a chip's dies that way. The default, `interleaved`, is that: every die independent,
+//! sharing only its channel.
 
 use super::Ssd;
 use crate::config::scheduling::ChipInterface;
