@@ -45,3 +45,32 @@ def test_mqsim_study_quick_matches_mqsim_where_the_mechanisms_agree(tmp_path):
     # One command per chip halves what the dies can do at once.
     for w in ("randwrite-4k", "mix70-4k"):
         assert float(rows[w, "one-command"]["iops"]) < 0.8 * float(rows[w, "preset"]["iops"])
+
+
+def test_one_command_chips_from_the_cli_and_the_api(tmp_path):
+    """`nand.chip_interface` reaches users: the CLI's --set and ssdlab.run(set=...) give
+    the same report, with the chips' counters; the preset leaves them out."""
+    import json
+
+    import ssdlab
+
+    wl = {"rw": "randwrite", "bs": "4KiB", "iodepth": 32, "runtime": "50ms"}
+    wl["norandommap"] = True
+    one = {"nand.chip_interface": "one-command"}
+    r = ssdlab.run("mqsim-default", wl, state="full", set=one)
+    chips = r.to_dict()["device"]["dies"]["chips"]
+    assert chips["chips"] == 32 and chips["dies_per_chip"] == 2 and chips["refusals"] > 0
+    # The two dies of a chip share its time: on average each is at most half busy.
+    assert r.to_dict()["device"]["dies"]["mean_util"] <= 0.5 + 1e-9
+    free = ssdlab.run("mqsim-default", wl, state="full")
+    assert "chips" not in free.to_dict()["device"]["dies"]
+    assert free["write"]["iops"] > 1.3 * r["write"]["iops"]
+    out = tmp_path / "one.json"
+    args = ["run", "--device", "mqsim-default", "--rw", "randwrite", "--bs", "4k"]
+    args += ["--iodepth", "32", "--runtime", "50ms", "--norandommap", "--state", "full"]
+    args += ["--set", 'nand.chip_interface="one-command"', "--json", str(out)]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(args) == 0
+    cli = json.loads(out.read_text())
+    assert cli["device"]["dies"]["chips"] == chips
+    assert cli["write"]["iops"] == r["write"]["iops"]

@@ -39,8 +39,10 @@ fn a_one_command_chip_reads_one_page_at_a_time() {
         "{iops} well below the chips' bound {bound}"
     );
     let dies = &r["device"]["dies"];
-    // Two dies share each chip's time: at most half busy each.
-    assert!(f(&dies["max_util"]) <= 0.5 + 1e-9, "{dies}");
+    // Two dies share each chip's time: their busy times add up to at most the run's,
+    // so the mean die is at most half busy (one die may be more, its sibling less).
+    assert!(f(&dies["mean_util"]) <= 0.5 + 1e-9, "{dies}");
+    assert!(f(&dies["mean_util"]) >= 0.45, "{dies}");
     let chips = &dies["chips"];
     assert_eq!(chips["chips"], 2, "{chips}");
     assert_eq!(chips["interface"], "one-command", "{chips}");
@@ -85,9 +87,11 @@ fn dies_of_a_chip_alternate_under_writes() {
     );
     assert_eq!(r["device"]["oracle"]["mismatches"], 0);
     let dies = &r["device"]["dies"];
-    assert!(f(&dies["max_util"]) <= 0.5 + 1e-9, "{dies}");
-    // Both dies of a chip worked: the least busy die has most of the mean's share.
+    assert!(f(&dies["mean_util"]) <= 0.5 + 1e-9, "{dies}");
+    // The chips are kept busy, and no die takes its chip for itself: the busiest die
+    // has well under the whole chip's time.
     assert!(f(&dies["mean_util"]) > 0.4, "{dies}");
+    assert!(f(&dies["max_util"]) < 0.6, "{dies}");
 }
 
 #[test]
