@@ -6,12 +6,14 @@ MQSim's own results.
 
 Each workload runs three ways: the preset as it is (a chip's dies take commands
 independently, as real controllers drive them), with one command per chip (MQSim's
-scheduler: `nand.chip_interface = "one-command"`), and with MQSim's three mechanisms
+scheduler: `nand.chip_interface = "one-command"`), and with MQSim's four mechanisms
 behind random writes (one command per chip; pages placed on planes by address, which
 leaves 2.2 % two-plane programs: single-plane operations; dirty map entries held in its
-2 MiB CMT for the whole run: a 2 MiB map-update journal). Nothing here is fitted to
-MQSim's figures: the preset states what MQSim's ssdconfig.xml states; the differences are
-named in docs/validation.md.
+2 MiB CMT for the whole run: a 2 MiB map-update journal; its data cache's DRAM, 100 MT/s
+one byte wide, one access at a time: a 200 MB/s write path). The writes and the mix also
+run on 64 one-die chips against MQSim run the same way (Chip_No_Per_Channel 8,
+Die_No_Per_Chip 1). Nothing here is fitted to MQSim's figures: the preset states what
+MQSim's ssdconfig.xml states; the differences are named in docs/validation.md.
 """
 
 from __future__ import annotations
@@ -59,6 +61,28 @@ MQSIM = {
 }
 
 # MQSim draws each random address afresh (Uniform_ulong over the span): norandommap.
+# MQSim run here on the same device with 64 one-die chips per the ssdconfig.xml diff
+# Chip_No_Per_Channel 4 -> 8, Die_No_Per_Chip 2 -> 1 (workloads: Chip_IDs 0-7, Die_IDs 0);
+# its result files' figures (docs/validation.md).
+MQSIM_64_CHIPS = {
+    "randwrite-4k": {
+        "iops": 146_330 / 3.0,
+        "mean_us": 656.0,
+        "bw": 599_367_680 / 3.0,
+        "read_cmds_per_io": (146_019 + 59) / 146_330,
+        "programs_per_io": (145_252 + 504) / 146_330,
+        "hit_rate": 119 / 146_260,
+    },
+    "mix70-4k": {
+        "iops": 270_245 / 3.0,
+        "mean_us": 355.0,
+        "bw": (63_037 + 27_044.666667) * 4096,
+        "read_cmds_per_io": (479_519 + 622) / 270_245,
+        "programs_per_io": (80_956 + 81) / 270_245,
+        "hit_rate": 0.0,
+    },
+}
+
 WORKLOADS = {
     "randread-4k": {
         "rw": "randread",
@@ -87,26 +111,30 @@ WORKLOADS = {
 
 # MQSim's scheduler: a chip runs one command at a time.
 ONE_COMMAND = {"nand.chip_interface": "one-command"}
-# ... and its other two mechanisms behind random writes (docs/validation.md).
-MQSIM_MECHANISMS = {
-    **ONE_COMMAND,
+# MQSim's other three mechanisms behind random writes (docs/validation.md), whatever
+# its chips do.
+MQSIM_WRITE_PATH = {
     "nand.planes_per_die": 1,  # MQSim fixes a page's plane by its address: 2.2 % two-plane
     "nand.blocks_per_plane": 4096,  # the same blocks per die
     "map.journal_entries": 262_144,  # 2 MiB: dirty entries held for the run, as its CMT
+    # its data-cache DRAM: 100 MT/s x 1 byte, DDR, one access at a time (20.5 us per 4 KiB)
+    "controller.write_path": "200MB/s",
 }
+MQSIM_MECHANISMS = {**ONE_COMMAND, **MQSIM_WRITE_PATH}
 VARIANTS = {
     "preset": {},
     "one-command": ONE_COMMAND,
     "mqsim-mechanisms": MQSIM_MECHANISMS,
 }
+# On 64 one-die chips (the preset's dies, interleaved), against MQSim run that way.
+CHIPS_64 = "64-chips-mqsim-mechanisms"
 
 
-def _row(name: str, variant: str, r: dict) -> dict:
+def _row(name: str, variant: str, r: dict, m: dict) -> dict:
     rd, wr = num(r, "read_total_ios", 0), num(r, "write_total_ios", 0)
     ios = (rd + wr) or 1
     iops = num(r, "read_iops", 0.0) + num(r, "write_iops", 0.0)
     mean_ns = (rd * num(r, "read_lat_mean_ns", 0.0) + wr * num(r, "write_lat_mean_ns", 0.0)) / ios
-    m = MQSIM[name]
     return {
         "workload": name,
         "variant": variant,
@@ -159,8 +187,26 @@ def run_study(
                 run["set"] = dict(overrides)
             runs.append(run)
             points.append((name, variant))
+        if name in MQSIM_64_CHIPS:
+            w = dict(wl)
+            if quick:
+                w["runtime"] = "300ms"
+            runs.append(
+                {
+                    "device": device,
+                    "workload": w,
+                    "state": "full",
+                    "seed": seed,
+                    "params": {"study": "mqsim", "workload": name, "variant": CHIPS_64},
+                    "set": dict(MQSIM_WRITE_PATH),
+                }
+            )
+            points.append((name, CHIPS_64))
     got = run_points(runs, out_dir, workers=1)
-    res = [_row(name, variant, r) for (name, variant), r in zip(points, got)]
+    res = [
+        _row(name, v, r, MQSIM_64_CHIPS[name] if v == CHIPS_64 else MQSIM[name])
+        for (name, v), r in zip(points, got)
+    ]
     by = {(v["workload"], v["variant"]): v for v in res}
 
     rows = []
@@ -203,12 +249,44 @@ def run_study(
         "preset: a chip's dies take commands independently (real controllers); one-command: "
         'MQSim\'s scheduler, one operation per chip (--set nand.chip_interface="one-command"); '
         "mqsim-mechanisms: also single-plane operations (MQSim places a page on a plane by its "
-        "address) and a 2 MiB map journal (MQSim's CMT holds every dirty entry of a 3 s run). "
-        "Every difference is named in docs/validation.md: random reads, MQSim's reads of a "
+        "address), a 2 MiB map journal (MQSim's CMT holds every dirty entry of a 3 s run) and "
+        "a 200 MB/s write path (MQSim's data-cache DRAM). Every difference is named in "
+        "docs/validation.md: random reads, MQSim's reads of a "
         "drive that holds nothing skip 65 % of translation reads; sequential reads, MQSim's "
         "PHY idles each channel one tR per round; the mix, ssdlab's writes wait for the read "
         "of the 4 KiB they do not cover, MQSim's never-written pages need none.",
     ]
+    rows64 = []
+    for name, m in MQSIM_64_CHIPS.items():
+        v = by[(name, CHIPS_64)]
+        rows64.append(
+            [
+                name,
+                f"{m['iops']:,.0f}",
+                f"{v['iops']:,.0f} ({_pct(v['iops_diff'])})",
+                f"{m['mean_us']:,.0f}",
+                f"{v['mean_us']:,.0f} ({_pct(v['mean_us'] / m['mean_us'] - 1)})",
+                f"{m['read_cmds_per_io']:.2f} / {m['programs_per_io']:.2f}",
+                f"{v['read_cmds_per_io']:.2f} / {v['programs_per_io']:.2f}",
+            ]
+        )
+    text.insert(
+        1,
+        table(
+            "64 one-die chips: MQSim run with Chip_No_Per_Channel 8, Die_No_Per_Chip 1; "
+            "ssdlab's dies interleaved, with MQSim's other mechanisms",
+            [
+                "workload",
+                "MQSim IOPS",
+                "IOPS",
+                "MQSim mean us",
+                "mean us",
+                "MQSim reads / programs per I/O",
+                "reads / programs per I/O",
+            ],
+            rows64,
+        ),
+    )
     cols = list(res[0])
 
     def draw(plt):
