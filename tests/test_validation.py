@@ -31,7 +31,7 @@ def test_mqsim_study_quick_matches_mqsim_where_the_mechanisms_agree(tmp_path):
     assert 2.3e9 < float(sr["bw"]) < 2.7e9 and float(sr["bw"]) > float(sr["mqsim_bw"])
     assert float(sr["hit_rate"]) == 0.0  # MQSim: CMT_Hits = 0
     # Random writes: 64 independent dies run far ahead of MQSim's 32 one-command chips;
-    # with MQSim's three mechanisms ssdlab issues its commands (one translation or
+    # with MQSim's mechanisms ssdlab issues its commands (one translation or
     # merge read and one single-plane program per write) and lands within 15 %.
     rw, rwm = rows["randwrite-4k", "preset"], rows["randwrite-4k", "mqsim-mechanisms"]
     assert float(rw["iops"]) > 1.5 * float(rw["mqsim_iops"])

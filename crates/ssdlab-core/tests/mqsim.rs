@@ -129,24 +129,27 @@ const MQSIM_RANDREAD_CMDS_PER_IO: f64 = (2_168_242.0 + 1_427.0) / 1_608_918.0;
 
 /// MQSim's scheduler: a chip runs one command at a time.
 const ONE_COMMAND: &[&str] = &["nand.chip_interface=\"one-command\""];
-/// MQSim's other three mechanisms behind random writes: pages placed on planes by
+/// MQSim's other four mechanisms behind random writes: pages placed on planes by
 /// address (2.2 % two-plane programs: single-plane operations, the same blocks per die),
 /// dirty map entries held in its 2 MiB CMT (no map writes in a 3 s run: a 2 MiB update
 /// journal, whose flushes start at 3/4 of 262,144 entries) and its data cache's DRAM
-/// (100 MT/s, one byte, DDR, one access at a time: 200 MB/s).
+/// (100 MT/s, one byte, DDR, one access at a time: 200 MB/s), and its back pressure
+/// (writes admitted while less than 1 MiB, a page per plane, awaits programming).
 const MQSIM_WRITE_PATH: &[&str] = &[
     "nand.planes_per_die=1",
     "nand.blocks_per_plane=4096",
     "map.journal_entries=262144",
     "controller.write_path=\"200MB/s\"",
+    "controller.write_buffer=\"1MiB\"",
 ];
-/// All four.
+/// All five.
 const MQSIM_MECHANISMS: &[&str] = &[
     "nand.chip_interface=\"one-command\"",
     "nand.planes_per_die=1",
     "nand.blocks_per_plane=4096",
     "map.journal_entries=262144",
     "controller.write_path=\"200MB/s\"",
+    "controller.write_buffer=\"1MiB\"",
 ];
 /// MQSim run here with 64 one-die chips (ssdconfig.xml: Chip_No_Per_Channel 8,
 /// Die_No_Per_Chip 1; the workload's Chip_IDs 0-7, Die_IDs 0): 146,330 writes in 3 s,
@@ -164,7 +167,7 @@ fn iops(r: &serde_json::Value) -> f64 {
 }
 
 /// Random writes are bound by the chips: 64 independent dies give 1.8 x MQSim; one
-/// command per chip brings ssdlab within 15 %, and so do all three mechanisms together
+/// command per chip brings ssdlab within 15 %, and so do all five mechanisms together
 /// (single-plane programs and no map writes cancel: 1 unit per 775 us program against
 /// 2 per program plus 0.7 map units per host unit).
 #[test]
@@ -213,7 +216,7 @@ fn random_write_4k_qd32_with_one_command_chips_is_within_15_percent_of_mqsim() {
     assert_eq!(all["device"]["ftl"]["map_units_written"], 0);
 }
 
-/// The 70/30 mix with one command per chip is within 15 %. With all three mechanisms
+/// The 70/30 mix with one command per chip is within 15 %. With all five mechanisms
 /// ssdlab issues MQSim's flash commands per request (within 5 %), and what is left is
 /// where a write waits: ssdlab reads the other 4 KiB of its 8 KiB unit before it admits
 /// the write (the read queues behind 750 us programs), MQSim's writes go to

@@ -6,11 +6,12 @@ MQSim's own results.
 
 Each workload runs three ways: the preset as it is (a chip's dies take commands
 independently, as real controllers drive them), with one command per chip (MQSim's
-scheduler: `nand.chip_interface = "one-command"`), and with MQSim's four mechanisms
+scheduler: `nand.chip_interface = "one-command"`), and with MQSim's five mechanisms
 behind random writes (one command per chip; pages placed on planes by address, which
 leaves 2.2 % two-plane programs: single-plane operations; dirty map entries held in its
 2 MiB CMT for the whole run: a 2 MiB map-update journal; its data cache's DRAM, 100 MT/s
-one byte wide, one access at a time: a 200 MB/s write path). The writes and the mix also
+one byte wide, one access at a time: a 200 MB/s write path; its back pressure, at most
+1 MiB admitted and not yet programmed: a 1 MiB write buffer). The writes and the mix also
 run on 64 one-die chips against MQSim run the same way (Chip_No_Per_Channel 8,
 Die_No_Per_Chip 1). Nothing here is fitted to MQSim's figures: the preset states what
 MQSim's ssdconfig.xml states; the differences are named in docs/validation.md.
@@ -111,7 +112,7 @@ WORKLOADS = {
 
 # MQSim's scheduler: a chip runs one command at a time.
 ONE_COMMAND = {"nand.chip_interface": "one-command"}
-# MQSim's other three mechanisms behind random writes (docs/validation.md), whatever
+# MQSim's other four mechanisms behind random writes (docs/validation.md), whatever
 # its chips do.
 MQSIM_WRITE_PATH = {
     "nand.planes_per_die": 1,  # MQSim fixes a page's plane by its address: 2.2 % two-plane
@@ -119,6 +120,8 @@ MQSIM_WRITE_PATH = {
     "map.journal_entries": 262_144,  # 2 MiB: dirty entries held for the run, as its CMT
     # its data-cache DRAM: 100 MT/s x 1 byte, DDR, one access at a time (20.5 us per 4 KiB)
     "controller.write_path": "200MB/s",
+    # its back pressure: writes admitted while < 1 MiB (a page per plane) awaits programming
+    "controller.write_buffer": "1MiB",
 }
 MQSIM_MECHANISMS = {**ONE_COMMAND, **MQSIM_WRITE_PATH}
 VARIANTS = {
@@ -250,7 +253,8 @@ def run_study(
         'MQSim\'s scheduler, one operation per chip (--set nand.chip_interface="one-command"); '
         "mqsim-mechanisms: also single-plane operations (MQSim places a page on a plane by its "
         "address), a 2 MiB map journal (MQSim's CMT holds every dirty entry of a 3 s run) and "
-        "a 200 MB/s write path (MQSim's data-cache DRAM). Every difference is named in "
+        "a 200 MB/s write path (MQSim's data-cache DRAM) and a 1 MiB write buffer (its back "
+        "pressure). Every difference is named in "
         "docs/validation.md: random reads, MQSim's reads of a "
         "drive that holds nothing skip 65 % of translation reads; sequential reads, MQSim's "
         "PHY idles each channel one tR per round; the mix, ssdlab's writes wait for the read "

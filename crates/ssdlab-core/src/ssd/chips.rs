@@ -4,9 +4,11 @@
 //! Models: a chip runs one operation at a time. A die takes the chip when it leaves
 //! idle for an operation (command, sense or data-in, program or erase) and gives it
 //! back when it is idle again, so a read holds its chip until its last byte is out
-//! and a program until tPROG ends; the chip's other dies wait meanwhile. When a chip
-//! is given back, its idle dies are offered it in turn, starting with the die after
-//! the one that had it, so that two busy dies alternate. This is MQSim's transaction
+//! and a program until tPROG ends; the chip's other dies wait meanwhile. When an
+//! operation ends, the chip's other idle dies are offered it in turn, starting with the
+//! die after the one that had it, before that die may start its next operation, so
+//! that busy dies alternate (work its completion itself starts, e.g. a GC step, may
+//! still go first). This is MQSim's transaction
 //! scheduler (CMU-SAFARI/MQSim 7ec40e3, `TSU_Base::issue_command_to_chip` issues to
 //! one die of an idle chip; `TSU_Priority_OutOfOrder` checks the chip's status, not
 //! the die's), read in its source.

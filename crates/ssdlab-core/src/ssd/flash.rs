@@ -370,6 +370,10 @@ impl Ssd {
                         _ => self.erase_done(t),
                     }
                 }
+                if self.chips.is_some() {
+                    // One command per chip: its other dies have the chip first.
+                    self.chip_offer(die);
+                }
                 self.kick_die(die);
             }
             DieStage::Idle => {}
