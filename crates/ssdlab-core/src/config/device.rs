@@ -7,7 +7,7 @@ use super::memory::{
     DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
 use super::power::PowerConfig;
-use super::scheduling::SchedulerConfig;
+use super::scheduling::{is_one, ChipInterface, SchedulerConfig};
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
@@ -281,6 +281,12 @@ pub struct NandConfig {
     /// Spare (ECC/metadata) bytes per page, moved on the channel with the page's data.
     #[serde(default)]
     pub page_spare: Size,
+    /// Dies per chip (package target sharing one chip enable); a divisor of dies_per_channel. Default 1. Only `chip_interface` gives it an effect.
+    #[serde(default = "default_one_u32", skip_serializing_if = "is_one")]
+    pub dies_per_chip: u32,
+    /// How a chip's dies take commands: `interleaved` (default; each die takes a command while another of its chip is busy, as ONFI's multi-LUN operations allow and real controllers do) or `one-command` (a chip runs one operation at a time, its other dies waiting until the die's data-out, program or erase ends: MQSim's scheduler; docs/validation.md).
+    #[serde(default, skip_serializing_if = "ChipInterface::is_interleaved")]
+    pub chip_interface: ChipInterface,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -759,6 +765,13 @@ impl DeviceConfig {
                     "nand.pages_per_block: {} is not a multiple of nand.pages_per_program {}",
                     n.pages_per_block, n.pages_per_program
                 ));
+            }
+            if let Some(e) = crate::config::scheduling::validate_chips(
+                n.dies_per_channel,
+                n.dies_per_chip,
+                n.chip_interface,
+            ) {
+                errs.push(e);
             }
             let stripe = self.program_unit_bytes();
             if c.write_buffer.bytes() < stripe {

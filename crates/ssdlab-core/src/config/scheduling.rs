@@ -128,3 +128,55 @@ fn default_window() -> Duration {
 fn default_alpha() -> Duration {
     Duration(20_000)
 }
+
+/// How the dies of one chip (one package target, one chip enable) take commands.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChipInterface {
+    /// Each die (ONFI: LUN) takes a command while another die of its chip is busy
+    /// (ONFI's multiple LUN operations; Read Status Enhanced 78h addresses one LUN):
+    /// what real controllers do.
+    #[default]
+    Interleaved,
+    /// A chip takes one command at a time: a die may start an operation only when no
+    /// other die of its chip is between its command and the end of its data-out,
+    /// program or erase (MQSim's transaction scheduler, `TSU_Base::issue_command_to_chip`).
+    OneCommand,
+}
+
+impl ChipInterface {
+    pub fn is_interleaved(&self) -> bool {
+        *self == ChipInterface::Interleaved
+    }
+}
+
+pub(crate) fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+/// `nand.dies_per_chip` and `nand.chip_interface` against the channel's dies.
+pub(crate) fn validate_chips(
+    dies_per_channel: u32,
+    dies_per_chip: u32,
+    iface: ChipInterface,
+) -> Option<String> {
+    if dies_per_chip == 0 || !dies_per_channel.is_multiple_of(dies_per_chip) {
+        return Some(format!(
+            "nand.dies_per_chip: {dies_per_chip} does not divide nand.dies_per_channel {dies_per_channel} \
+             (allowed: a divisor of it; 1, the default, makes every die its own chip)"
+        ));
+    }
+    if dies_per_chip > 32 {
+        return Some(format!(
+            "nand.dies_per_chip: {dies_per_chip} is out of range (allowed: 1 to 32)"
+        ));
+    }
+    if !iface.is_interleaved() && dies_per_chip == 1 {
+        return Some(
+            "nand.chip_interface: \"one-command\" needs nand.dies_per_chip > 1 (with one die \
+             per chip it changes nothing)"
+                .into(),
+        );
+    }
+    None
+}

@@ -68,7 +68,7 @@ impl Ssd {
     /// Start the die's next operation if it is idle.
     pub(super) fn kick_die(&mut self, die: u32) {
         let d = die as usize;
-        if self.dies[d].stage != DieStage::Idle || self.cap_refuses() {
+        if self.dies[d].stage != DieStage::Idle || self.chip_refuses(die) || self.cap_refuses() {
             return;
         }
         if self.dies[d].suspended.is_some() {
@@ -301,6 +301,7 @@ impl Ssd {
         let now = self.now();
         let from = self.dies[die as usize].stage;
         self.cap_track(from, stage);
+        self.chip_track(die, from, stage);
         let d = &mut self.dies[die as usize];
         d.end_stage(now);
         d.stage = stage;
@@ -316,6 +317,7 @@ impl Ssd {
         let now = self.now();
         let from = self.dies[die as usize].stage;
         self.cap_track(from, DieStage::Idle);
+        self.chip_track(die, from, DieStage::Idle);
         let d = &mut self.dies[die as usize];
         d.end_stage(now);
         d.stage = DieStage::Idle;
@@ -368,9 +370,16 @@ impl Ssd {
                         _ => self.erase_done(t),
                     }
                 }
+                if self.chips.is_some() {
+                    // One command per chip: its other dies have the chip first.
+                    self.chip_offer(die);
+                }
                 self.kick_die(die);
             }
             DieStage::Idle => {}
+        }
+        if self.chips.is_some() {
+            self.chip_offer(die);
         }
         if self.die_cap.is_some() {
             self.cap_kick_waiting();

@@ -10,6 +10,7 @@
 //! (PCIe up); writes: room in the write buffer, data from the host (PCIe down),
 //! placement in the FTL -> completion entry (PCIe up) -> host.
 
+mod chips;
 mod data_tiers;
 mod energy;
 mod fetch;
@@ -44,6 +45,7 @@ use crate::trace::replay::TraceSource;
 use crate::workload::{Io, JobGen, OpKind};
 use host_jobs::Job;
 
+pub use chips::ChipStats;
 pub use prep_cache::{clear as clear_prepared, prep_key};
 pub(crate) use report::dirs_json_timed;
 pub use report::Report;
@@ -191,6 +193,8 @@ pub struct Ssd {
     die_cap: Option<energy::DieCap>,
     /// The workload's host events (resets, suspend-resume, HMB loss), if any.
     host_events: Option<Box<host_events::HostEvents>>,
+    /// Chips whose dies share one command interface (`nand.chip_interface = "one-command"`).
+    chips: Option<chips::ChipGate>,
 }
 
 /// Flash-level counters.
@@ -374,6 +378,7 @@ impl Ssd {
             awake_at: 0,
             die_cap: energy::DieCap::new(&cfg),
             host_events,
+            chips: chips::ChipGate::new(&cfg),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,

@@ -361,6 +361,7 @@ impl Ssd {
                     self.dies.iter().map(|d| d.gc_busy_ns).sum::<u64>(),
                     self.dies.iter().map(|d| d.busy_ns).sum::<u64>(),
                 ),
+                chips: self.chip_stats(),
             },
             controller: ControllerStats {
                 core_util,

@@ -158,6 +158,9 @@ pub struct DieStats {
     pub gc_busy_ns: u64,
     /// gc_busy_ns / die busy time (0..1).
     pub gc_share: f64,
+    /// With `nand.chip_interface = "one-command"`: the chips' counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips: Option<super::ChipStats>,
 }
 
 /// Firmware cores and the write buffer.
