@@ -128,3 +128,14 @@ def test_timeline_draws_power_over_time(tmp_path):
     p.write_text(rep.to_json())
     out = timeline([p], tmp_path / "t.png")
     assert out.exists() and out.stat().st_size > 0
+
+
+def test_energy_per_io_is_over_the_measured_window():
+    # With a ramp, the I/Os counted are the measured window's, and so is the energy
+    # divided by them (window_j), not the whole run's.
+    wl = {"rw": "randread", "bs": "4KiB", "iodepth": 8, "runtime": "60ms", "ramp_time": "30ms"}
+    e = ssdlab.run("tiny-test", wl, state="full", energy=True).to_dict()
+    en, ios = e["energy"], e["read"]["total_ios"]
+    assert 0 < en["window_j"] < en["total_j"]
+    assert en["j_per_io"] * ios == pytest.approx(en["window_j"], rel=1e-12)
+    assert en["window_j"] / en["total_j"] == pytest.approx(0.5, abs=0.05)
