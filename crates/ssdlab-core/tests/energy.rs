@@ -276,3 +276,36 @@ fn a_paced_workload_wakes_the_drive_at_each_io() {
     assert_eq!(f(&e["mean_wake_ns"]), 8.0e6);
     assert!(f(&r["read"]["lat_ns"]["mean"]) > 0.8 * 8.0e6);
 }
+
+#[test]
+fn energy_per_io_covers_the_same_window_as_the_ios() {
+    // Steady random reads on a full drive, 100 ms measured after a 200 ms ramp (runtime
+    // includes the ramp): the
+    // report counts the I/Os of the measured window only, so the energy divided by
+    // them must be that window's too. Per I/O it then matches a run without a ramp
+    // (the drive does the same work per I/O); whole-run energy over window I/Os would
+    // be about three times as much.
+    let dev = device("tiny-test", &["power.enabled=true"]);
+    let run = |wl: &str| simulate(&dev, wl, DriveState::Full, 1, false);
+    let ramped =
+        run(r#"{"rw":"randread","bs":"4k","iodepth":8,"runtime":"300ms","ramp_time":"200ms"}"#);
+    let plain = run(r#"{"rw":"randread","bs":"4k","iodepth":8,"runtime":"100ms"}"#);
+    let (e, p) = (energy(&ramped), energy(&plain));
+    let ios = f(&ramped["read"]["total_ios"]);
+    assert!(ios > 1000.0, "{ios}");
+    assert!((f(&e["j_per_io"]) * ios - f(&e["window_j"])).abs() < 1e-12 * f(&e["window_j"]));
+    let bytes = f(&ramped["read"]["io_bytes"]);
+    assert!((f(&e["j_per_gb"]) * bytes / 1e9 - f(&e["window_j"])).abs() < 1e-9);
+    // The window is a third of the run, at the same power.
+    let share = f(&e["window_j"]) / f(&e["total_j"]);
+    let sim = f(&ramped["sim_time_ns"]);
+    let t_share = (sim - 200e6) / sim;
+    assert!((share - t_share).abs() < 0.02, "{share} vs {t_share}");
+    let (a, b) = (f(&e["j_per_io"]), f(&p["j_per_io"]));
+    assert!(
+        (a - b).abs() / b < 0.03,
+        "{a} J/IO ramped, {b} J/IO without a ramp"
+    );
+    // Without a ramp the window is the whole run.
+    assert!((f(&p["window_j"]) - f(&p["total_j"])).abs() < 1e-12 * f(&p["total_j"]));
+}

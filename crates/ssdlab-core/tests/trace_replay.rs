@@ -123,3 +123,69 @@ fn bad_trace_is_a_config_error_with_file_line() {
         .to_string();
     assert!(e.contains("speedup"), "{e}");
 }
+
+#[test]
+fn trace_gaps_let_apst_sleep_and_the_next_io_pays_the_exit() {
+    // A timed trace of reads with idle gaps, on the default power-state table and
+    // Linux's APST policy: PS4 (entry 2 ms, exit 8 ms) after 100 ms idle, ASPM L1
+    // after 32 us idle (exit 8 us). Reads at 0, 300 ms and 600 ms each leave the
+    // drive idle about 300 ms, so the reads at 300, 600 and 900 ms find it in PS4
+    // with its entry done and wait its exit, 8 ms; the read at 920 ms follows an
+    // idle period of about 12 ms (900 ms + 8 ms wake + a read), within the 100 ms
+    // timer, and wakes the link from L1 only: 8 us.
+    let times_ms = [0u64, 300, 600, 900, 920];
+    let mut text = String::new();
+    for (i, t) in times_ms.iter().enumerate() {
+        text.push_str(&format!("{},R,{},4096\n", t * 1_000_000, i as u64 * 65536));
+    }
+    let t = Tmp::new("gaps.csv", &text);
+    let wl = format!(
+        r#"{{"iodepth":1,"trace":{{"path":"{}","mode":"timed"}}}}"#,
+        t.0
+    );
+    let on = simulate(
+        &device("tiny-test", &["power.enabled=true"]),
+        &wl,
+        DriveState::Full,
+        1,
+        false,
+    );
+    // The same trace with APST and ASPM off: the reads' own service times.
+    let off = simulate(
+        &device(
+            "tiny-test",
+            &[
+                "power.enabled=true",
+                "power.apst=\"off\"",
+                "power.aspm=\"off\"",
+            ],
+        ),
+        &wl,
+        DriveState::Full,
+        1,
+        false,
+    );
+    let e = &on["energy"];
+    let exit_ns = 8_000_000.0;
+    let l1_exit_ns = 8_000.0;
+    assert_eq!(f(&e["wakeups"]), 4.0);
+    assert_eq!(f(&e["max_wake_ns"]), exit_ns);
+    let mean_wake = (3.0 * exit_ns + l1_exit_ns) / 4.0;
+    assert!((f(&e["mean_wake_ns"]) - mean_wake).abs() < 1e-6);
+    assert_eq!(f(&off["energy"]["wakeups"]), 0.0);
+    // Every wake is in the latency of the read that found the drive asleep.
+    let n = f(&on["read"]["total_ios"]);
+    assert_eq!(n, 5.0);
+    let sum = |r: &serde_json::Value| f(&r["read"]["lat_ns"]["mean"]) * n;
+    let waited = sum(&on) - sum(&off);
+    assert!(
+        (waited - (3.0 * exit_ns + l1_exit_ns)).abs() < 1.0,
+        "the reads waited {waited} ns more"
+    );
+    // The drive was in PS4 (link in L1.2) for each long gap less the 100 ms timer:
+    // between 3 x (300 - 100 - 9) ms and 3 x 200 ms (a read and a wake take < 9 ms).
+    let ps4 = f(&e["power_state_ns"]["PS4"]);
+    assert!((3.0 * 191e6..3.0 * 200e6).contains(&ps4), "{ps4} ns in PS4");
+    assert_eq!(f(&e["link_state_ns"]["L1.2"]), ps4);
+    assert_eq!(f(&off["energy"]["power_state_ns"]["PS4"]), 0.0);
+}

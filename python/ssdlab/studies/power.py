@@ -1,19 +1,24 @@
 """``ssdlab study power``: what dropping the DRAM saves, not only what it costs (issue 25).
 
-The DRAM, HMB and DRAM-less drives (seed 000's pair, ``seed000-dram`` and
-``seed000-hmb``, and the isolated ``dram-ssd``/``hmb-ssd``/``dramless-ssd`` trio) on
-sequential and random reads and writes and on an idle-heavy client workload (a
-laptop-like 70/30 random mix at queue depth 1 with think times long enough for APST),
-with the energy model on: joules per I/O and per GB, mean and peak watts, the drive's
-idle power, the host DRAM energy its HMB traffic costs, the share of time in
-non-operational power states and the first-I/O latency after idle (the wake-up).
+The DRAM, HMB and DRAM-less drives (seed 000's pairs, ``seed000-dram`` and
+``seed000-hmb`` at 500 GB and ``seed000-dram-1tb`` and ``seed000-hmb-1tb``, and the
+isolated ``dram-ssd``/``hmb-ssd``/``dramless-ssd`` trio) on sequential and random reads
+and writes and on an idle-heavy client workload (a laptop-like 70/30 random mix at queue
+depth 1 with think times long enough for APST), and the seed pairs' writes in seed 000's
+drive states past the SLC cache (``sustain``: the SLC area full; ``aging``: the drive full
+at GC steady state, SLC area full), with the energy model on: joules per I/O and per GB,
+mean and peak watts, the drive's idle power, the host DRAM energy its HMB traffic costs,
+the share of time in non-operational power states and the first-I/O latency after idle
+(the wake-up).
 Also each real-drive preset's data-sheet power figures beside the model's.
 
 Simplifications: each point runs once (the simulation is deterministic for a seed);
 the drives are "full" (every LBA written once) for reads and the random writes, fresh
 (writes land in the SLC cache) for the sequential write, as a data sheet measures it;
 the client workload's think times are fixed (200 ms after every 16 I/Os), not
-drawn.
+drawn; the drive-state runs are the seed's write tests at QD32 (128 KiB sequential,
+4 KiB random), each a fixed number of I/Os (not run to a settled rate as ``ssdlab study
+seed000`` does), so they show the energy of the writes' first stretch in that state.
 Results: ``results.csv``, ``datasheet.csv`` (data sheet vs model) and ``results.png``
 (J/IO and mean W per device and workload).
 """
@@ -26,10 +31,16 @@ from typing import Any
 from ssdlab import api
 from ssdlab.studies.common import table, write_outputs
 
-DEVICES = ("seed000-dram", "seed000-hmb", "dram-ssd", "hmb-ssd", "dramless-ssd")
+SEED_PAIRS = ("seed000-dram", "seed000-hmb", "seed000-dram-1tb", "seed000-hmb-1tb")
+DEVICES = (*SEED_PAIRS, "dram-ssd", "hmb-ssd", "dramless-ssd")
+# Seed 000's drive states past the SLC cache (the study's other runs use "full" for reads
+# and random writes, "fresh" for the sequential write: seed 000's "normal").
+SEED_STATES = ("sustain", "aging")
 KIND = {
     "seed000-dram": "DRAM",
     "seed000-hmb": "HMB",
+    "seed000-dram-1tb": "DRAM",
+    "seed000-hmb-1tb": "HMB",
     "dram-ssd": "DRAM",
     "hmb-ssd": "HMB",
     "dramless-ssd": "DRAM-less",
@@ -56,6 +67,22 @@ def workloads(quick: bool) -> list[tuple[str, str, dict[str, Any]]]:
         ("rand-read-4k-qd32", "full", {"rw": "randread", **rnd}),
         ("rand-write-4k-qd32", "full", {"rw": "randwrite", **rnd}),
         ("client-idle-heavy", "full", {**CLIENT, "number_ios": 160 if quick else 800}),
+    ]
+
+
+def state_workloads(quick: bool) -> list[tuple[str, str, dict[str, Any]]]:
+    """(name, drive state, fio options) of the seed pairs' writes in seed 000's states."""
+    size = "128MiB" if quick else "256MiB"
+    n = 10_000 if quick else 20_000
+    seq = {"rw": "write", "bs": "128KiB", "iodepth": 32, "io_size": size}
+    rnd = {"rw": "randwrite", "bs": "4KiB", "iodepth": 32, "number_ios": n}
+    # The aging state's sequential write (a full sequential fill, `ssdlab study seed000`'s
+    # full-slc-exhausted) is left out: preparing a state costs more than the run, and
+    # aging's is the dearest (tens of seconds on a 1 TB drive).
+    return [
+        ("seq-write-128k-qd32", "sustain", seq),
+        ("rand-write-4k-qd32", "sustain", rnd),
+        ("rand-write-4k-qd32", "aging", rnd),
     ]
 
 
@@ -126,9 +153,19 @@ DATASHEET = [
     ("samsung-970-evo-plus", "write", 5.8, "[ds970p] 500 GB", SEQ_WRITE),
     ("samsung-970-evo-plus-1tb", "idle", 0.030, "[ds970p]", "sleep:PS3"),
     ("samsung-970-evo-plus-1tb", "L1.2", 0.005, "[ds970p]", "sleep:PS4"),
+    ("samsung-970-evo-plus", "idle", 0.030, "[ds970p]", "sleep:PS3"),
+    ("samsung-970-evo-plus", "L1.2", 0.005, "[ds970p]", "sleep:PS4"),
     ("seed000-hmb", "average", 4.2, "[guru980p] 980 500 GB", "seq-mean"),
     ("seed000-hmb", "idle", 0.045, "[guru980p] 980", "sleep:PS3"),
+    ("seed000-hmb-1tb", "idle", 0.045, "[guru980p] 980", "sleep:PS3"),
 ]
+# The rows a value was calibrated on (one each; the others are checks): the data path's
+# energy per byte, the link's L1 power, the 980's PS3 always-on power (docs/power.md).
+CALIBRATED = {
+    ("samsung-970-evo-plus-1tb", "read"): "datapath_j_per_byte",
+    ("samsung-970-evo-plus-1tb", "idle"): "pcie_l1_w_per_lane",
+    ("seed000-hmb", "idle"): "states[3].controller_w",
+}
 
 
 def sleep_w(device: str, state: int) -> float:
@@ -143,8 +180,8 @@ def sleep_w(device: str, state: int) -> float:
 def datasheet_rows(results: list[dict[str, Any]], quick: bool) -> list[dict[str, Any]]:
     """Each data-sheet figure beside the model's."""
     wls = {name: (state, w) for name, state, w in workloads(quick)}
-    cache: dict[tuple[str, str], dict[str, Any]] = {
-        (r["device"], r["workload"]): r for r in results
+    cache: dict[tuple[str, str, str], dict[str, Any]] = {
+        (r["device"], r["workload"], r["state"]): r for r in results
     }
     out = []
     for preset, figure, ds_w, source, wl in DATASHEET:
@@ -154,11 +191,11 @@ def datasheet_rows(results: list[dict[str, Any]], quick: bool) -> list[dict[str,
             names = [SEQ_READ, SEQ_WRITE] if wl == "seq-mean" else [wl]
             ws = []
             for name in names:
-                if (preset, name) not in cache:
-                    state, w = wls[name]
+                state, w = wls[name]
+                if (preset, name, state) not in cache:
                     rep = api.run(preset, w, state=state, energy=True).to_dict()
-                    cache[(preset, name)] = row_of(preset, name, state, rep)
-                ws.append(cache[(preset, name)]["avg_w"])
+                    cache[(preset, name, state)] = row_of(preset, name, state, rep)
+                ws.append(cache[(preset, name, state)]["avg_w"])
             model = sum(ws) / len(ws)
         out.append(
             {
@@ -167,6 +204,7 @@ def datasheet_rows(results: list[dict[str, Any]], quick: bool) -> list[dict[str,
                 "datasheet_w": ds_w,
                 "model_w": model,
                 "ratio": model / ds_w,
+                "calibrated": CALIBRATED.get((preset, figure), ""),
                 "source": source,
             }
         )
@@ -175,11 +213,12 @@ def datasheet_rows(results: list[dict[str, Any]], quick: bool) -> list[dict[str,
 
 def run_study(out_dir: Path, quick: bool = False, seed: int = 1) -> str:
     runs, keys = [], []
-    for dev in DEVICES:
-        for name, state, wl in workloads(quick):
-            keys.append((dev, name, state))
-            runs.append({"device": dev, "workload": wl, "state": state, "seed": seed,
-                         "energy": True})  # fmt: skip
+    grid = [(dev, w) for dev in DEVICES for w in workloads(quick)]
+    grid += [(dev, w) for dev in SEED_PAIRS for w in state_workloads(quick)]
+    for dev, (name, state, wl) in grid:
+        keys.append((dev, name, state))
+        runs.append({"device": dev, "workload": wl, "state": state, "seed": seed,
+                     "energy": True})  # fmt: skip
     reports = api.run_many(runs)
     results = [row_of(d, n, s, r.to_dict()) for (d, n, s), r in zip(keys, reports)]
     text = []
@@ -187,6 +226,7 @@ def run_study(out_dir: Path, quick: bool = False, seed: int = 1) -> str:
         [
             r["device"],
             r["workload"],
+            r["state"],
             f"{r['iops']:,.0f}",
             f"{r['avg_w']:.2f}",
             f"{r['peak_w']:.2f}",
@@ -201,7 +241,7 @@ def run_study(out_dir: Path, quick: bool = False, seed: int = 1) -> str:
     text.append(
         table(
             "Energy by drive and workload (energy model on; APST: Linux's default table)",
-            ["device", "workload", "IOPS", "avg W", "peak W", "µJ/IO", "J/GB",
+            ["device", "workload", "state", "IOPS", "avg W", "peak W", "µJ/IO", "J/GB",
              "host HMB", "asleep", "wake µs"],
             rows,
         )
@@ -215,10 +255,10 @@ def run_study(out_dir: Path, quick: bool = False, seed: int = 1) -> str:
     text.append(
         table(
             "Data sheet vs model (W)",
-            ["preset", "figure", "data sheet", "model", "model/sheet", "source"],
+            ["preset", "figure", "data sheet", "model", "model/sheet", "calibrated", "source"],
             [
                 [d["preset"], d["figure"], f"{d['datasheet_w']:.3g}", f"{d['model_w']:.3g}",
-                 f"{d['ratio']:.2f}", d["source"]]
+                 f"{d['ratio']:.2f}", d["calibrated"] or "check", d["source"]]
                 for d in ds
             ],
         )
@@ -230,11 +270,13 @@ def run_study(out_dir: Path, quick: bool = False, seed: int = 1) -> str:
 
     def draw(plt):
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-        names = [n for n, _, _ in workloads(quick)]
+        points = [(n, st) for n, st, _ in workloads(quick)]
+        names = [n for n, _ in points]
         width = 0.8 / len(DEVICES)
         for i, dev in enumerate(DEVICES):
-            rs = [next(r for r in results if r["device"] == dev and r["workload"] == n)
-                  for n in names]  # fmt: skip
+            rs = [next(r for r in results
+                       if r["device"] == dev and r["workload"] == n and r["state"] == st)
+                  for n, st in points]  # fmt: skip
             xs = [k + i * width for k in range(len(names))]
             axes[0].bar(xs, [r["uj_per_io"] for r in rs], width, label=dev)
             axes[1].bar(xs, [r["avg_w"] for r in rs], width, label=dev)

@@ -216,9 +216,12 @@ pub struct EnergyStats {
     pub idle_w: f64,
     /// What it draws in each non-operational state (W).
     pub sleep_w: serde_json::Map<String, serde_json::Value>,
-    /// total_j per completed I/O (J).
+    /// All components' energy over the measured window: from the end of ramp_time (the
+    /// start of the run without one) to the end, the span whose I/Os the report counts (J).
+    pub window_j: f64,
+    /// window_j per I/O completed in the measured window (J).
     pub j_per_io: f64,
-    /// total_j per GB (1e9 bytes) read and written by the host (J/GB).
+    /// window_j per GB (1e9 bytes) the host read and wrote in the measured window (J/GB).
     pub j_per_gb: f64,
     /// Time in each NVMe power state, "PS0".. (ns).
     pub power_state_ns: serde_json::Map<String, serde_json::Value>,

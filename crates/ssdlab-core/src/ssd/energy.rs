@@ -1,12 +1,13 @@
 //! The drive's side of the energy model (`crate::energy`): the power-state timeline
-//! kept as commands come and go, the peak-power windows, and the activity read from
-//! the components' own busy-time and byte counters for the report's `energy` block.
-//! Only built when `power.enabled`; otherwise nothing here runs.
+//! kept as commands come and go, the peak-power windows, the energy of the measured
+//! window (after ramp_time, the span whose I/Os `j_per_io` and `j_per_gb` count), and
+//! the activity read from the components' own busy-time and byte counters for the
+//! report's `energy` block. Only built when `power.enabled`; otherwise nothing here runs.
 
 use super::Ssd;
 use crate::config::memory::{DataTier, MapTier};
 use crate::energy::apst::PowerTimeline;
-use crate::energy::{idle_w, integrate, sleep_w, Activity, EnergyStats};
+use crate::energy::{idle_w, integrate, sleep_w, Activity, ComponentsJ, EnergyStats};
 use crate::sim::Ns;
 use serde_json::{json, Map, Value};
 
@@ -23,6 +24,10 @@ pub(crate) struct PowerRun {
     pub peak_w: f64,
     /// (window end in s, mean W) of every closed window.
     pub windows: Vec<[f64; 2]>,
+    /// Energy (J, all components, host HMB included) of the measured window's closed
+    /// spans, and the total energy when its open span started (None: closed).
+    measured_j: f64,
+    measured_since: Option<f64>,
 }
 
 impl PowerRun {
@@ -34,6 +39,8 @@ impl PowerRun {
                 window_start: (0, 0.0),
                 peak_w: 0.0,
                 windows: Vec::new(),
+                measured_j: 0.0,
+                measured_since: None,
             })
         })
     }
@@ -141,15 +148,53 @@ impl Ssd {
         self.power_window(now);
     }
 
+    /// Every component's energy over [0, `now`] (the timeline closed at `now`).
+    fn energy_to(&self, now: Ns) -> Option<ComponentsJ> {
+        let p = self.power.as_ref()?;
+        let mut timeline = p.timeline.clone();
+        timeline.finish(now);
+        Some(integrate(&self.cfg.power, &self.activity(now, &timeline)))
+    }
+
+    /// The measured window opens (the run starts, or a group's ramp_time ends): the
+    /// energy from here on is what `j_per_io` and `j_per_gb` divide.
+    pub(super) fn power_measure_open(&mut self, now: Ns) {
+        if self
+            .power
+            .as_ref()
+            .is_none_or(|p| p.measured_since.is_some())
+        {
+            return;
+        }
+        let j = self.energy_to(now).map_or(0.0, |e| e.total_j());
+        if let Some(p) = &mut self.power {
+            p.measured_since = Some(j);
+        }
+    }
+
+    /// The measured window closes (a later group starts its ramp_time).
+    pub(super) fn power_measure_close(&mut self, now: Ns) {
+        if self
+            .power
+            .as_ref()
+            .is_none_or(|p| p.measured_since.is_none())
+        {
+            return;
+        }
+        let j = self.energy_to(now).map_or(0.0, |e| e.total_j());
+        if let Some(p) = &mut self.power {
+            let since = p.measured_since.take().unwrap_or(j);
+            p.measured_j += j - since;
+        }
+    }
+
     /// Close the peak-power window if it has run its length (at a completion).
     pub(super) fn power_window(&mut self, now: Ns) {
         let Some(p) = &self.power else { return };
         if now < p.window_start.0 + p.window_ns {
             return;
         }
-        let mut timeline = p.timeline.clone();
-        timeline.finish(now);
-        let j = integrate(&self.cfg.power, &self.activity(now, &timeline)).drive_j();
+        let j = self.energy_to(now).map_or(0.0, |e| e.drive_j());
         let p = self.power.as_mut().expect("checked");
         let (t0, j0) = p.window_start;
         let w = (j - j0) / ((now - t0) as f64 * 1e-9);
@@ -236,6 +281,9 @@ impl Ssd {
             })
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         let per = |x: f64, n: u64| if n == 0 { 0.0 } else { x / n as f64 };
+        // The I/Os counted are those of the measured window (after ramp_time): so is the
+        // energy divided by them.
+        let window_j = p.measured_j + p.measured_since.map_or(0.0, |since| e.total_j() - since);
         let mut ps = Map::new();
         for (i, ns) in timeline.state_ns.iter().enumerate() {
             ps.insert(format!("PS{i}"), json!(ns));
@@ -253,8 +301,9 @@ impl Ssd {
             peak_w: p.peak_w.max(if p.windows.is_empty() { avg_w } else { 0.0 }),
             idle_w: idle_w(cfg, a.dies, a.cores, a.dram_gib, a.pcie_lanes),
             sleep_w: sleep_w(cfg, &a),
-            j_per_io: per(e.total_j(), ios),
-            j_per_gb: per(e.total_j() * 1e9, bytes),
+            window_j,
+            j_per_io: per(window_j, ios),
+            j_per_gb: per(window_j * 1e9, bytes),
             power_state_ns: ps,
             link_state_ns: link,
             wakeups: timeline.wakeups,

@@ -24,8 +24,10 @@ impl Ssd {
     /// Write the command into its submission queue and ring the doorbell.
     pub(super) fn enqueue_sq(&mut self, cmd: u32, sq: u32) {
         let now = self.now();
-        // A sleeping drive (power states) fetches nothing before it is awake.
-        let visible = self.pcie.send_down(now, DOORBELL_BYTES).max(self.awake_at);
+        // A sleeping drive (power states): the doorbell crosses once the link and the
+        // controller are awake, so the whole wake-up is in the command's latency.
+        let wake = self.awake_at.saturating_sub(now);
+        let visible = self.pcie.send_down(now, DOORBELL_BYTES) + wake;
         self.nvme.post(sq, cmd, visible);
         if self.nvme.can_fetch() && self.nvme.kick_needed(visible) {
             self.q.schedule(visible, Event::FetchKick);

@@ -167,6 +167,7 @@ impl Ssd {
             .unwrap_or(0);
         if ramp > 0 {
             self.window.close(&self.ftl.stats);
+            self.power_measure_close(now);
             let group = idx as u32;
             self.q.schedule(now + ramp, Event::RampEnd { group });
         }

@@ -408,6 +408,7 @@ impl Ssd {
     ) {
         let mut next_obs = if every_ns == 0 { Ns::MAX } else { self.now() };
         self.window.open(self.now(), &self.ftl.stats);
+        self.power_measure_open(self.now());
         self.schedule_host_events();
         let mut active = self.start_group(0);
         let mut tick = 0u32;
@@ -504,6 +505,7 @@ impl Ssd {
             Event::RampEnd { group } => {
                 if group as usize == self.group_idx {
                     self.window.open(self.q.now(), &self.ftl.stats);
+                    self.power_measure_open(self.q.now());
                 }
             }
             Event::HostComplete { cmd } => {

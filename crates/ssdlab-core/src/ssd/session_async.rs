@@ -69,6 +69,7 @@ impl AsyncSession {
         ssd.jobs[0].external = true;
         let origin_ns = ssd.now();
         ssd.window.open(origin_ns, &ssd.ftl.stats);
+        ssd.power_measure_open(origin_ns);
         Ok(AsyncSession {
             ssd,
             max_io_bytes: 128 << 10,

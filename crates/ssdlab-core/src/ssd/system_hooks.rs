@@ -36,6 +36,7 @@ impl Ssd {
     /// Start the run (as `run` does before its loop); returns the jobs running.
     pub(crate) fn begin_run(&mut self) -> usize {
         self.window.open(self.now(), &self.ftl.stats);
+        self.power_measure_open(self.now());
         self.start_group(0)
     }
 
