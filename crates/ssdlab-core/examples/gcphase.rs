@@ -38,8 +38,9 @@ fn main() {
         "prep {} steady_waf {:.3} dies {} threshold {t}",
         ssd.prep.method, ssd.prep.steady_waf, ssd.ftl.geo.dies
     );
-    println!("t_ms host gc waf erases | dies by free-T (<=-1 0 +1 >=+2) | victims (their mean host fill) | host fill min/mean/max");
+    println!("t_ms host gc waf erases | dies by free-T (<=-1 0 +1 >=+2) | victims (their mean host fill) | host fill min/mean/max | units folded, map units written");
     let mut last = (0u64, 0u64, 0u64);
+    let mut last_extra = (0u64, 0u64);
     let mut line = |s: &Ssd| {
         let st = &s.ftl.stats;
         let (h, g, e) = (
@@ -48,6 +49,8 @@ fn main() {
             st.erases - last.2,
         );
         last = (st.host_units_written, st.gc_units_copied, st.erases);
+        let (fo, mw) = (st.units_folded - last_extra.0, st.map_units_written - last_extra.1);
+        last_extra = (st.units_folded, st.map_units_written);
         let mut by_free = [0u32; 4];
         let mut victims = 0;
         let mut fills = Vec::new();
@@ -67,7 +70,7 @@ fn main() {
             .iter()
             .fold((1.0f64, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         println!(
-            "{:>7.1} {h:>8} {g:>8} {:>5.2} {e:>4} | {:?} | {victims} (fill {:.2}) | {lo:.2}/{mean:.2}/{hi:.2}",
+            "{:>7.1} {h:>8} {g:>8} {:>5.2} {e:>4} | {:?} | {victims} (fill {:.2}) | {lo:.2}/{mean:.2}/{hi:.2} | folded {fo} map {mw}",
             s.now() as f64 / 1e6,
             (h + g) as f64 / h.max(1) as f64,
             by_free,

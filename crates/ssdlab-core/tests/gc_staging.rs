@@ -144,3 +144,89 @@ fn gathered_gc_slows_steady_random_writes_of_a_small_buffer() {
     let (off, on) = (iops("none"), iops("gather"));
     assert!(on < off, "gathered {on} unstaged {off}");
 }
+
+/// Per 500 ms window of an aged `seed000-hmb` (980 500 GB class) under 4 KiB random
+/// writes at QD32 on two queues: host units written, GC units copied, and how many
+/// dies are below their GC threshold with a victim claimed.
+fn aged_hmb_windows(share: &str) -> Vec<(u64, u64, u32)> {
+    use ssdlab_core::config::{load_device, load_workload, DeviceSpec};
+    use ssdlab_core::{RunOptions, Ssd};
+    let dev = load_device(
+        &DeviceSpec::Preset("seed000-hmb".into()),
+        &[format!("controller.gc_buffer_share=\"{share}\"")],
+    )
+    .unwrap();
+    let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":1,"queues":2,"runtime":"4s"}"#;
+    let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state: DriveState::Aging,
+        seed: 1,
+        verify: false,
+    };
+    let mut ssd = Ssd::new(dev, wl, opts).unwrap();
+    let t = ssd.ftl.gc_threshold;
+    let mut last = (0u64, 0u64);
+    let mut windows = Vec::new();
+    ssd.run_observed(&mut |_| true, 500_000_000, &mut |s: &Ssd| {
+        let st = &s.ftl.stats;
+        let (h, g) = (st.host_units_written, st.gc_units_copied);
+        let owed = (0..s.ftl.geo.dies)
+            .filter(|&d| s.ftl.free_blocks(d) < t && s.ftl.dies[d as usize].victim.is_some())
+            .count() as u32;
+        windows.push((h - last.0, g - last.1, owed));
+        last = (h, g);
+    });
+    windows
+}
+
+#[test]
+fn paced_buffer_share_keeps_gc_moving_on_an_aged_dramless_drive() {
+    // The gathered staging's SRAM and the map journal are both full under whole-drive
+    // random writes; every die is below its GC threshold with a victim. Served first
+    // in both (`"paced"`), GC copies in every window and the host's rate is level
+    // (the drive's steady state); with `"host-first"` GC finds one of the two full
+    // every time, copies nothing for seconds while the host runs at its no-GC rate,
+    // and the free blocks only last until the urgent floor.
+    let paced = aged_hmb_windows("paced");
+    let host_first = aged_hmb_windows("host-first");
+    let settled = &paced[2..paced.len() - 1]; // past the first second, whole windows
+    assert!(settled.len() >= 4, "{paced:?}");
+    for &(host, gc, owed) in settled {
+        assert!(owed > 0 && gc > 0 && host > 0, "paced: {paced:?}");
+    }
+    let hosts: Vec<f64> = settled.iter().map(|w| w.0 as f64).collect();
+    let mean = hosts.iter().sum::<f64>() / hosts.len() as f64;
+    for h in &hosts {
+        assert!((h / mean - 1.0).abs() < 0.15, "paced windows not level: {paced:?}");
+    }
+    let starved = host_first
+        .iter()
+        .filter(|&&(host, gc, owed)| owed > 0 && gc == 0 && host > 0)
+        .count();
+    assert!(starved >= 2, "host-first: {host_first:?}");
+}
+
+#[test]
+fn paced_buffer_share_folds_while_the_host_writes_past_the_cache() {
+    // Past the SLC cache (`sustain`: the area full, folding owed one unit per host unit
+    // programmed), 4 KiB random writes from four threads at QD32 over 8 GiB. Paced, the
+    // dies' fold stripes are served before the host's writes when the pace says they
+    // are owed, and folding keeps up with the host; host writes first, folding never
+    // gets a stripe's room while the host keeps the buffer full.
+    let folded_per_host = |share: &str| {
+        let d = common::device(
+            "seed000-hmb",
+            &[&format!("controller.gc_buffer_share=\"{share}\"")],
+        );
+        let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":4,"size":"8GiB","runtime":"1s"}"#;
+        let r = common::simulate(&d, wl, DriveState::Sustain, 1, false);
+        assert!(r["device"]["stalled"].is_null(), "{share}: stalled");
+        let slc = &r["device"]["slc"];
+        let folded = slc["units_folded"].as_u64().unwrap() as f64;
+        let host = r["device"]["ftl"]["host_units_written"].as_u64().unwrap() as f64;
+        folded / host
+    };
+    let (paced, host_first) = (folded_per_host("paced"), folded_per_host("host-first"));
+    assert!(paced > 0.6, "paced: {paced} folded per host unit");
+    assert!(host_first < 0.05, "host-first: {host_first} folded per host unit");
+}

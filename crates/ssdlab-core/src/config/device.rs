@@ -113,6 +113,9 @@ pub struct ControllerConfig {
     /// Where GC and SLC-fold data wait between their read and their program: `none` (default) holds no buffer room, as on a controller with DRAM to spare; `write-buffer` holds room in the write buffer for each GC or fold program's data from when its stripe is complete to the end of its program, as on a DRAM-less controller whose SRAM stages every page it moves, so host writes get the room GC leaves; `gather` holds it from each page's read to the end of its program, a die reserving a program stripe's room before it reads the pages that fill it.
     #[serde(default, skip_serializing_if = "GcStaging::is_none")]
     pub gc_staging: GcStaging,
+    /// With `gc_staging = "gather"`, who gets write-buffer room first when GC and host writes both wait for it: `paced` (default) a die whose GC the pace says is behind (it waits for a stripe's room) is served before waiting host writes and new host writes queue behind it, in the buffer and in the map's update journal (a GC read needs room in both at once), so GC keeps its paced share of them as it does of the dies; `host-first` GC gets only the room host writes waiting leave, so under a saturating host it falls behind until the urgent floor of free blocks and then runs alone (the drive stalls).
+    #[serde(default, skip_serializing_if = "GcBufferShare::is_paced")]
+    pub gc_buffer_share: GcBufferShare,
     /// Optional ceiling of the host write data path (DMA engine / internal bus into the write buffer): host write data enters the buffer no faster than this, whatever the link allows. Unset: the link alone paces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_path: Option<Bandwidth>,
@@ -136,6 +139,25 @@ impl GcStaging {
     /// The default (left out of a resolved config, as reports before it had none).
     pub fn is_none(&self) -> bool {
         *self == GcStaging::None
+    }
+}
+
+/// Who is served first when GC's gathering and host writes both wait for write-buffer
+/// room (`controller.gc_buffer_share`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcBufferShare {
+    /// A die whose GC is behind its pace is served first (bounded: its stripe must fit).
+    #[default]
+    Paced,
+    /// Host writes first; GC gets what waiting host writes leave.
+    HostFirst,
+}
+
+impl GcBufferShare {
+    /// The default (left out of a resolved config, as reports before it had none).
+    pub fn is_paced(&self) -> bool {
+        *self == GcBufferShare::Paced
     }
 }
 

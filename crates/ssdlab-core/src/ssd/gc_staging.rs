@@ -21,11 +21,24 @@
 //! do (`WriteBuffer::try_reserve` admits a host write that does not fit when
 //! everything buffered is stranded).
 //!
+//! Who gets room first (`controller.gc_buffer_share`): with `"paced"` (default) a die
+//! waits for a stripe's room only when its GC pace says it is behind, and then it is
+//! served before the host writes waiting for room, and new host writes queue behind
+//! it, in the buffer and in the map's update journal alike (a GC read needs room in
+//! both at once, a host write takes them one after the other: served first in only
+//! one, GC finds the other full every time and never moves). GC keeps its paced share
+//! of the buffer, as it does of the dies and of the journal, and the buffer stays
+//! bounded (the stripe must fit). With `"host-first"`
+//! GC gets only what waiting host writes leave: under a host that keeps the buffer
+//! full, GC falls behind until the urgent floor of free blocks, then runs alone while
+//! host writes stall (seconds on an aged DRAM-less drive; docs/map-cache.md).
+//!
 //! Simplifies: how firmware shares SRAM between host writes and GC is not published;
-//! host writes first, as here, is one policy (GC first, unbounded as `"write-buffer"`
-//! staging is, or one queue in arrival order give other answers: docs/map-cache.md);
-//! translation-page moves are not staged (the map's own SRAM holds them); a page's
-//! copy in the controller is not read by host reads.
+//! the two policies here are the paced one the rest of the model follows and the one
+//! that favours the host (GC first without bound, as `"write-buffer"` staging is, or
+//! one queue in arrival order give other answers: docs/map-cache.md); translation-page
+//! moves are not staged (the map's own SRAM holds them); a page's copy in the
+//! controller is not read by host reads.
 
 use super::Ssd;
 use crate::config::GcStaging;
@@ -50,12 +63,15 @@ pub(crate) struct Gather {
     dies: Vec<DieGather>,
     /// Dies waiting for room, in the order they asked.
     waiting: Vec<u32>,
+    /// `gc_buffer_share = "paced"`: waiting dies are served before host writes.
+    gc_first: bool,
 }
 
 impl Gather {
-    pub(crate) fn new(on: bool, dies: u32, stripe_units: u32) -> Self {
+    pub(crate) fn new(on: bool, dies: u32, stripe_units: u32, gc_first: bool) -> Self {
         Gather {
             stripe_units,
+            gc_first,
             dies: if on {
                 vec![DieGather::default(); dies as usize]
             } else {
@@ -63,6 +79,13 @@ impl Gather {
             },
             waiting: Vec::new(),
         }
+    }
+
+    /// Must host writes queue behind GC for buffer room? (`"paced"` sharing and a die
+    /// behind its pace waits for a stripe's room.)
+    #[inline]
+    pub(crate) fn gc_served_first(&self) -> bool {
+        self.gc_first && !self.waiting.is_empty()
     }
 
     /// Room GC holds that only more GC reads can complete into a program.

@@ -242,7 +242,10 @@ impl Ssd {
     pub(super) fn admit_write_now(&mut self, cmd: u32) {
         let c = *self.cmds.get(cmd);
         let (_, n) = self.unit_range(c.offset, c.len);
-        if self.buffer.has_waiters() || !self.try_buffer_room(n as u64) {
+        if self.buffer.has_waiters()
+            || self.gather.gc_served_first()
+            || !self.try_buffer_room(n as u64)
+        {
             self.buffer.wait(cmd);
             return;
         }
@@ -272,8 +275,19 @@ impl Ssd {
             .try_reserve(units, || ftl.open_partial_units() + gather.stranded_units())
     }
 
-    /// Room was returned to the buffer: admit waiting writes in order.
+    /// Room was returned to the buffer: admit waiting writes in order (after the dies
+    /// whose GC is behind its pace, with `gc_buffer_share = "paced"`).
     pub(super) fn wake_buffer_waiters(&mut self) {
+        if self.gather.gc_served_first() {
+            self.wake_gather_waiters();
+            if self.gather.gc_served_first() {
+                return; // a die still waits for a stripe's room: host writes wait too
+            }
+            // Host writes held in the map journal behind GC may take its room now.
+            if self.map.is_some() {
+                self.share_journal_room();
+            }
+        }
         while let Some(cmd) = self.buffer.first_waiter() {
             let c = *self.cmds.get(cmd);
             let (_, n) = self.unit_range(c.offset, c.len);

@@ -330,6 +330,7 @@ impl Ssd {
                 cfg.controller.gc_staging == crate::config::GcStaging::Gather,
                 geo.dies,
                 geo.units_per_program,
+                cfg.controller.gc_buffer_share == crate::config::GcBufferShare::Paced,
             ),
             irq_per_io: workload.host_irq_per_io.ns(),
             irq_free_at: if workload.host_irq_per_io.ns() > 0 {

@@ -413,7 +413,7 @@ impl Ssd {
 
     /// Room was made in the journal: hand it to waiting GC dies and host writes, in
     /// the proportion GC's pace asks for while both wait.
-    fn share_journal_room(&mut self) {
+    pub(super) fn share_journal_room(&mut self) {
         loop {
             let m = self.map.as_ref().expect("map cache in use");
             if m.journal_full() {
@@ -436,7 +436,7 @@ impl Ssd {
                         self.kick_die(die as u32);
                     }
                 }
-                _ if host => {
+                _ if host && !self.gather.gc_served_first() => {
                     let cmd = self.map().journal.waiters.pop_front().expect("a waiter");
                     self.journal_admit(cmd);
                     self.admit_write_now(cmd);
@@ -514,9 +514,13 @@ impl Ssd {
     /// Would a host write have to wait for room in the journal? (Queues it if so,
     /// else takes its room.)
     pub(super) fn journal_holds(&mut self, cmd: u32) -> bool {
+        // A die whose GC is behind its pace waits for write-buffer room: the host
+        // write queues behind it here too, or it would take the journal room the
+        // die needs once it has the buffer's (`gc_buffer_share = "paced"`).
+        let gc_first = self.gather.gc_served_first();
         match &mut self.map {
             None => false,
-            Some(m) if m.journal_full() || !m.journal.waiters.is_empty() => {
+            Some(m) if gc_first || m.journal_full() || !m.journal.waiters.is_empty() => {
                 m.c.journal_waits += 1;
                 m.journal.waiters.push_back(cmd);
                 true
