@@ -49,7 +49,10 @@ fn main() {
             st.erases - last.2,
         );
         last = (st.host_units_written, st.gc_units_copied, st.erases);
-        let (fo, mw) = (st.units_folded - last_extra.0, st.map_units_written - last_extra.1);
+        let (fo, mw) = (
+            st.units_folded - last_extra.0,
+            st.map_units_written - last_extra.1,
+        );
         last_extra = (st.units_folded, st.map_units_written);
         let mut by_free = [0u32; 4];
         let mut victims = 0;

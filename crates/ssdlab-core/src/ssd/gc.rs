@@ -51,7 +51,9 @@ impl Ssd {
                 if idle || self.cfg.ftl.gc_pacing == GcPacing::Burst {
                     self.collect(die, b);
                 } else {
-                    // In the foreground: one unit folded per host unit programmed.
+                    // In the foreground: one unit folded per host unit programmed, and
+                    // its map entries take journal room at that pace too.
+                    self.journal_pace(die, 1.0);
                     self.dq[die as usize]
                         .gc
                         .start_fold(b, self.geo.units_per_block);

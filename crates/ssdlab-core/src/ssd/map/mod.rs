@@ -20,7 +20,8 @@
 //! per valid unit of a victim page), each counted when admitted or released, so the
 //! journal never holds more than its capacity (GC at the urgent floor of free blocks
 //! excepted). While both wait for room, the room flushes make is handed out in the
-//! proportion GC pacing asks for (`v / (U - v)` GC entries per host entry: a
+//! proportion GC pacing asks for (`v / (U - v)` GC entries per host entry, 1 for an
+//! SLC block folded in the foreground: a
 //! two-class weighted fair share), so neither starves the other and host writes are
 //! admitted at the rate flushes drain the journal. Dirty segments evicted from the cache are written
 //! back too. Write-backs are internal writes of the segment's bytes (through the
@@ -486,9 +487,16 @@ impl Ssd {
 
     /// Die `die` claimed a user-data victim with `valid` of its `upb` units valid.
     pub(super) fn journal_user_victim(&mut self, die: u32, valid: u32, upb: u32) {
+        let valid = valid.min(upb - 1);
+        self.journal_pace(die, valid as f64 / (upb - valid) as f64);
+    }
+
+    /// Die `die` moves `ratio` units per host unit programmed (a GC victim's pace,
+    /// or 1 for an SLC block folded in the foreground): the share of the journal's
+    /// room its moves are owed.
+    pub(super) fn journal_pace(&mut self, die: u32, ratio: f64) {
         if let Some(m) = &mut self.map {
-            let valid = valid.min(upb - 1);
-            m.journal.user_gc_ratio[die as usize] = valid as f64 / (upb - valid) as f64;
+            m.journal.user_gc_ratio[die as usize] = ratio;
         }
     }
 
