@@ -114,7 +114,8 @@ def test_study_power_off_rows(tmp_path, capsys):
 
     _power_study(tmp_path, quick=True, seed=1)
     rows = list(csv.DictReader(open(tmp_path / "power_off.csv")))
-    assert len(rows) == 10
+    assert len(rows) == 12
+    assert all(int(r["log_pages"]) > 0 for r in rows if r["device"] == "seed000-hmb")
     plp = [r for r in rows if r["case"] == "plp"]
     assert all(float(r["lost_units"]) == 0 for r in plp if r["plp"] == "True")
     assert all(float(r["lost_units"]) > 0 for r in plp if r["plp"] == "False")

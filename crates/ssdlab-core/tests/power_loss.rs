@@ -186,3 +186,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn recovery_time_grows_with_the_map_log() {
+    // seed000-hmb with a write-back map cache keeps a map-update log ring of
+    // `map.log_entries` x 8 B in NAND: the rebuild replays the whole ring.
+    let run = |entries: u32| {
+        let dev = device(
+            "seed000-hmb",
+            &[
+                "map.update=\"write-back\"",
+                &format!("map.log_entries={entries}"),
+            ],
+        );
+        let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":8,"size":"1GiB","runtime":"0.1s","number_ios":100000000,"events":[{"at":"0.02s","kind":"power-loss","duration":"1ms"}]}"#;
+        let r = simulate(&dev, wl, DriveState::Fresh, 1, false);
+        let p = power(&r).clone();
+        (
+            f(&p["log_pages"]) as u64,
+            f(&p["log_ns"]),
+            f(&p["rebuild_ns"]),
+        )
+    };
+    // Pages by hand: entries x 8 B in 4 KiB units, read in 16 KiB pages.
+    let pages = |entries: u64| ((entries * 8).div_ceil(4096) * 4096).div_ceil(16384);
+    let (small_pages, small_ns, small_rebuild) = run(1 << 16);
+    let (big_pages, big_ns, big_rebuild) = run(1 << 19);
+    assert_eq!((small_pages, big_pages), (pages(1 << 16), pages(1 << 19)));
+    // Eight times the pages; the first 32 are one multi-plane read per die.
+    assert!(big_ns > 3.0 * small_ns, "{small_ns} -> {big_ns}");
+    assert!(big_rebuild > small_rebuild);
+}

@@ -14,7 +14,8 @@ the figures.
 
 Sudden power-off (``power_off.csv``): each drive, full, under 4 KiB random writes at
 QD32 over 16 GiB, loses power at 0.2 s for 10 ms, with and without power-loss protection
-(``[power_loss] plp``): the acknowledged writes lost from the volatile write buffer (data
+(``[power_loss] plp``), and ``seed000-hmb`` with its write-back map cache (a map-update log
+to replay): the acknowledged writes lost from the volatile write buffer (data
 at risk), the PLP dump's time, and the map rebuild at power-on (checkpoint, log and
 open-block scan reads, their time) with the outage and first I/O. Then the rebuild by
 capacity: the DRAM and HMB drives at 0.5, 1, 2 and 4 TB (more blocks per plane, the same
@@ -90,6 +91,8 @@ POWER_COLUMNS = [
     "outage_ms",
     "first_io_ms",
 ]
+# A drive with a write-back map cache, whose map-update log the rebuild replays.
+WRITE_BACK = "seed000-hmb"
 # 1366 native blocks per plane (+ 48 SLC-mode) make the presets' 512 GB.
 CAPACITY_SCALES = (1, 2, 4, 8)
 CUT = {"at": "0.2s", "kind": "power-loss", "duration": "10ms", "window": WINDOW, "windows": 10}
@@ -97,11 +100,12 @@ CUT = {"at": "0.2s", "kind": "power-loss", "duration": "10ms", "window": WINDOW,
 
 def _power_runs(quick: bool, seed: int) -> tuple[list[dict], list[tuple[str, str, bool]]]:
     runs, keys = [], []
-    for dev in DEVICES:
+    for dev in (*DEVICES, WRITE_BACK):
         for plp in (False, True):
             keys.append(("plp", dev, plp))
+            extra = ['map.update="write-back"'] if dev == WRITE_BACK else []
             runs.append({
-                "device": dev, "set": [f"power_loss.plp={str(plp).lower()}"],
+                "device": dev, "set": [f"power_loss.plp={str(plp).lower()}", *extra],
                 "workload": {"rw": "randwrite", "bs": "4KiB", "iodepth": 32, "size": "16GiB",
                              "runtime": "0.3s" if quick else "0.4s", "events": [CUT]},
                 "state": "full", "seed": seed,

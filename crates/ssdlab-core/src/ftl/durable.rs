@@ -146,6 +146,19 @@ impl Ftl {
             return CutLoss::default();
         };
         let mut loss = CutLoss::default();
+        if self.verify.is_some() {
+            // The oracle, from the flash state alone: the host units whose current copy
+            // sits in a page not yet programmed (GC copies aside) must be exactly the
+            // units the record falls back.
+            let volatile = self.volatile_on_flash(&d.gc_copies);
+            let recorded: Vec<u32> = d.fallback.keys().copied().collect();
+            if let Some(v) = &mut self.verify {
+                v.checked += 1;
+                if volatile != recorded {
+                    v.mismatches += 1;
+                }
+            }
+        }
         for (&lpn, f) in &d.fallback {
             let cur = self.l2p.get(lpn as usize);
             if cur != UNMAPPED {
@@ -187,6 +200,36 @@ impl Ftl {
         d.gc_copies.clear();
         self.durable = Some(d);
         loss
+    }
+
+    /// Host units mapped to a unit of a page not yet programmed, in lpn order: a scan
+    /// of every allocated block's unprogrammed pages (the oracle's own view).
+    fn volatile_on_flash(&self, gc_copies: &HashSet<Pun>) -> Vec<u32> {
+        let ups = self.geo.units_per_stripe;
+        let mut out = Vec::new();
+        for (b, info) in self.blocks.iter().enumerate() {
+            if info.state == super::BlockState::Free {
+                continue;
+            }
+            let pages = if self.geo.is_slc_block(b as u32) {
+                self.geo.slc_pages_per_block
+            } else {
+                self.geo.pages_per_block
+            };
+            let base = self.geo.block_base(b as u32);
+            for pun in base + self.programmed[b] as u32 * ups..base + pages * ups {
+                let lpn = self.p2l.get(pun as usize);
+                if lpn != UNMAPPED
+                    && (lpn as u64) < self.host_units
+                    && self.l2p.get(lpn as usize) == pun
+                    && !gc_copies.contains(&pun)
+                {
+                    out.push(lpn);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
     }
 
     /// With PLP the buffer is dumped at the cut: everything acknowledged is durable.
