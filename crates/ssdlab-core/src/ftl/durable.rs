@@ -12,9 +12,10 @@
 //! Simplifies: a trim is taken as durable when processed (its map update is assumed
 //! journaled at once); GC copies keep their version, so a GC copy in flight at the cut
 //! is taken to complete (real firmware keeps the source until the copy is programmed);
-//! a previous copy whose block GC has erased since (the model's GC erases a victim once
-//! its reads are done) cannot be fallen back to: that unit reads unmapped and is
-//! counted apart (`older_lost`). Interrupted programs damage no paired page.
+//! a previous copy whose block GC has erased since, or is collecting at the cut (the
+//! model's GC erases a victim once its reads are done), cannot be fallen back to: that
+//! unit reads unmapped and is counted apart (`older_lost`). Interrupted programs damage
+//! no paired page.
 
 use super::{Ftl, FullStripe, NO_BLOCK, UNMAPPED};
 use crate::nand::Pun;
@@ -166,9 +167,15 @@ impl Ftl {
                 self.l2p.set(lpn as usize, UNMAPPED);
                 self.mapped_units -= 1;
             }
-            let alive = f.pun != UNMAPPED
-                && self.blocks[self.geo.block_of(f.pun) as usize].erase_count == f.erase_count
-                && self.p2l.get(f.pun as usize) == UNMAPPED;
+            // The copy is still there unless its block was erased since, or is being
+            // collected now (GC has read past it: the erase would take it).
+            let alive = f.pun != UNMAPPED && {
+                let block = self.geo.block_of(f.pun);
+                let die = self.geo.die_of(f.pun) as usize;
+                self.blocks[block as usize].erase_count == f.erase_count
+                    && self.dies[die].victim != Some(block)
+                    && self.p2l.get(f.pun as usize) == UNMAPPED
+            };
             let back = if alive {
                 self.bind(lpn, f.pun);
                 f.pun
