@@ -70,3 +70,54 @@ def test_study_power_events_quick(tmp_path, capsys):
     assert float(cold["recovery_ms"]) > float(warm["recovery_ms"])
     assert int(cold["segments_dropped"]) == 4096
     assert "Host events" in capsys.readouterr().out
+
+
+CUT = {"at": "0.2s", "kind": "power-loss", "duration": "10ms"}
+
+
+def _cut(plp: bool):
+    wl = {"rw": "randwrite", "bs": "4KiB", "iodepth": 32, "size": "16GiB", "runtime": "0.3s",
+          "events": [CUT]}  # fmt: skip
+    return ssdlab.run("dram-ssd", wl, set=[f"power_loss.plp={str(plp).lower()}"])
+
+
+def test_power_loss_loses_the_volatile_buffer_without_plp_only():
+    lost, kept = _cut(False).host_events[0], _cut(True).host_events[0]
+    p, q = lost["power_loss"], kept["power_loss"]
+    # At most the 4 MiB write buffer, counted in units and bytes.
+    assert 0 < p["lost_units"] <= 1024 and p["lost_bytes"] == 4096 * p["lost_units"]
+    assert q["lost_units"] == 0 and q["dump_ns"] > 0 and not q["hold_up_exceeded"]
+    # The whole map (4 B per 4 KiB of 512 GB) reloaded from 16 KiB pages; PLP needs no scan.
+    assert p["checkpoint_pages"] == q["checkpoint_pages"] == 30522
+    assert p["scan_pages"] > 0 and q["scan_pages"] == 0
+    assert p["rebuild_ns"] > q["rebuild_ns"]
+    assert lost["outage_ns"] >= 10_000_000 + 100_000_000 + 50_000_000
+
+
+def test_cli_power_loss_event_prints_its_line(capsys):
+    rc = main(["run", "--device", "dram-ssd", "--rw", "randwrite", "--size", "1GiB",
+               "--runtime", "0.3", "--event", "0.1s:power_loss:duration=10ms"])  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "event power-loss at 0.1 s" in out
+    assert "power loss (no PLP): lost" in out and "rebuild" in out
+
+
+def test_power_loss_refuses_memory_return():
+    with pytest.raises(ssdlab.ConfigError, match="does not apply to a power loss"):
+        ssdlab.run("hmb-ssd", {"rw": "randread", "number_ios": 100,
+                               "events": [dict(CUT, memory_return=True)]})  # fmt: skip
+
+
+def test_study_power_off_rows(tmp_path, capsys):
+    from ssdlab.studies.power_events import _power_study
+
+    _power_study(tmp_path, quick=True, seed=1)
+    rows = list(csv.DictReader(open(tmp_path / "power_off.csv")))
+    assert len(rows) == 12
+    assert all(int(r["log_pages"]) > 0 for r in rows if r["device"] == "seed000-hmb")
+    plp = [r for r in rows if r["case"] == "plp"]
+    assert all(float(r["lost_units"]) == 0 for r in plp if r["plp"] == "True")
+    assert all(float(r["lost_units"]) > 0 for r in plp if r["plp"] == "False")
+    dram = [r for r in rows if r["case"] == "capacity" and r["device"] == "dram-ssd"]
+    assert float(dram[1]["rebuild_ms"]) > 1.8 * float(dram[0]["rebuild_ms"])

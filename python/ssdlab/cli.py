@@ -220,7 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-EVENT_KINDS = ("reset", "suspend-resume", "hmb-disable", "hmb-enable")
+EVENT_KINDS = ("reset", "suspend-resume", "hmb-disable", "hmb-enable", "power-loss")
 EVENT_KEYS = ("memory_return", "duration", "window", "windows")
 
 
@@ -228,6 +228,8 @@ def parse_event(text: str) -> dict:
     """``--event AT:KIND[:KEY=VALUE...]`` (e.g. ``0.3s:reset:memory_return=false``,
     ``1s:suspend-resume:duration=2s``) as one entry of the workload's ``events``."""
     parts = text.split(":")
+    if len(parts) > 1 and parts[1] == "power_loss":
+        parts[1] = "power-loss"
     allowed = f"AT:KIND[:KEY=VALUE...], KIND one of {', '.join(EVENT_KINDS)}"
     if len(parts) < 2 or not parts[0] or parts[1] not in EVENT_KINDS:
         raise UsageError(f"--event: '{outputs.shown(text)}' is not allowed ({allowed})")
@@ -363,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--event",
         action="append",
         metavar="AT:KIND[:KEY=VALUE]",
-        help="a host event in the run (repeatable): KIND reset, suspend-resume, hmb-disable or "
+        help="a host event in the run (repeatable): KIND reset, suspend-resume, power-loss, "
+        "hmb-disable or "
         "hmb-enable; KEY memory_return, duration, window, windows; e.g. 0.3s:reset:"
         "memory_return=false (docs/power-events.md)",
     )

@@ -127,8 +127,9 @@ class Report:
 
     @property
     def host_events(self) -> list[dict]:
-        """The run's host events (resets, suspend-resume, HMB loss), one dict each: outage,
-        first-I/O latency, IOPS before and the recovery curve (docs/power-events.md)."""
+        """The run's host events (resets, suspend-resume, HMB loss, power loss), one dict
+        each: outage, first-I/O latency, IOPS before and the recovery curve; a power loss's
+        ``power_loss`` dict adds lost writes and the map rebuild (docs/power-events.md)."""
         return list(self._data.get("host_events") or [])
 
     def latency_histogram(self, direction: str = "read") -> list[tuple[int, int]]:

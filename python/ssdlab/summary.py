@@ -201,7 +201,7 @@ def host_event_lines(d: dict[str, Any]) -> list[str]:
     how long recovery to 90 % took; what the map cache lost."""
     out = []
     for e in d.get("host_events") or []:
-        mr = "" if e["kind"] == "hmb-disable" else (
+        mr = "" if e["kind"] in ("hmb-disable", "power-loss") else (
             " (memory return)" if e["memory_return"] else " (no memory return)")
         rec = e.get("recovery_ns")
         rec_text = f"{rec / 1e6:,.1f} ms" if rec is not None else "not within the curve"
@@ -213,6 +213,19 @@ def host_event_lines(d: dict[str, Any]) -> list[str]:
             f"{e['window_ns'] / 1e6:g} ms after; 90 % again after {rec_text}; map segments "
             f"dropped {e['map_segments_dropped']:,}, reloaded {e['map_loads_after']:,}"
         )
+        p = e.get("power_loss")
+        if p:
+            plp = (f"PLP: buffer dumped in {(p.get('dump_ns') or 0) / 1e6:,.2f} ms"
+                   f"{' (beyond the hold-up time)' if p['hold_up_exceeded'] else ''}"
+                   if p["plp"] else "no PLP")
+            out.append(
+                f"    power loss ({plp}): lost {p['lost_units']:,} acknowledged units "
+                f"({p['lost_bytes']:,} B); rebuild {p['rebuild_ns'] / 1e6:,.2f} ms = checkpoint "
+                f"{p['checkpoint_pages']:,} pages {p['checkpoint_ns'] / 1e6:,.2f} ms + log "
+                f"{p['log_pages']:,} pages {p['log_ns'] / 1e6:,.2f} ms + scan of "
+                f"{p['open_blocks']:,} open blocks {p['scan_pages']:,} pages "
+                f"{p['scan_ns'] / 1e6:,.2f} ms"
+            )
     return out
 
 

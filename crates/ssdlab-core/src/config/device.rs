@@ -7,6 +7,7 @@ use super::memory::{
     DataTier, DramConfig, HmbConfig, MapConfig, ReadCacheConfig, SlcConfig, SlcMode, SramConfig,
 };
 use super::power::PowerConfig;
+use super::power_loss::PowerLossConfig;
 use super::scheduling::{is_one, ChipInterface, SchedulerConfig};
 use super::units::{Bandwidth, Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,10 @@ pub struct DeviceConfig {
     /// left out of a resolved config while at their defaults (50 ms, 100 ms).
     #[serde(default, skip_serializing_if = "ResetConfig::is_default")]
     pub reset: ResetConfig,
+    /// Sudden power-off: power-loss protection and hold-up time, for the workload's
+    /// `power_loss` events; left out of a resolved config while at its defaults.
+    #[serde(default, skip_serializing_if = "PowerLossConfig::is_default")]
+    pub power_loss: PowerLossConfig,
 }
 
 /// PCIe link and NVMe queue limits of the device.

@@ -13,6 +13,12 @@
 //!   100 ms from a fundamental reset to the first configuration request (PCIe Base
 //!   Specification 4.0, section 6.6.1) and the controller's ready time. Controller
 //!   SRAM does not hold across the power-off.
+//! - `power-loss`: a sudden power-off (no shutdown notification), `duration` without
+//!   power (default 1 s), then power-on as after a suspend, plus the drive's recovery
+//!   (map checkpoint load, log replay, open-block scan: ssd/power_loss.rs) before it
+//!   is ready. Without power-loss protection (`[power_loss] plp`) the writes still
+//!   only in the volatile write buffer are lost (config/power_loss.rs). The host's
+//!   memory loses power too: an HMB comes back without its contents.
 //! - `hmb-disable` / `hmb-enable`: the host takes the HMB back and later gives it
 //!   again, with or without Memory Return (NVMe Base Specification 2.0, Host Memory
 //!   Buffer feature: MR set means the buffer's contents are as they were when it
@@ -33,6 +39,8 @@ pub enum HostEventKind {
     SuspendResume,
     HmbDisable,
     HmbEnable,
+    #[serde(alias = "power_loss")]
+    PowerLoss,
 }
 
 impl HostEventKind {
@@ -42,6 +50,7 @@ impl HostEventKind {
             HostEventKind::SuspendResume => "suspend-resume",
             HostEventKind::HmbDisable => "hmb-disable",
             HostEventKind::HmbEnable => "hmb-enable",
+            HostEventKind::PowerLoss => "power-loss",
         }
     }
 }
@@ -57,7 +66,7 @@ pub struct HostEventConfig {
     /// `reset`, `suspend-resume` and `hmb-enable` (what Linux does).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_return: Option<bool>,
-    /// `suspend-resume`: time asleep (default 1 s).
+    /// `suspend-resume`: time asleep; `power-loss`: time without power (default 1 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<Secs>,
     /// Width of the windows of the report's IOPS recovery curve (default 10 ms).
@@ -77,7 +86,8 @@ pub const PCIE_POWER_ON_NS: u64 = 100_000_000;
 
 impl HostEventConfig {
     pub fn memory_return(&self) -> bool {
-        self.memory_return.unwrap_or(true)
+        // A power cut takes the host's memory (the HMB) down too.
+        self.kind != HostEventKind::PowerLoss && self.memory_return.unwrap_or(true)
     }
     pub fn window_ns(&self) -> u64 {
         self.window.map_or(DEFAULT_WINDOW_NS, |w| w.ns())
@@ -85,11 +95,12 @@ impl HostEventConfig {
     pub fn windows(&self) -> u32 {
         self.windows.unwrap_or(DEFAULT_WINDOWS)
     }
-    /// How long the drive fetches no command (0 for an HMB disable or enable).
+    /// How long the drive fetches no command (0 for an HMB disable or enable; for a
+    /// power loss the least it can be: the recovery at power-on adds to it).
     pub fn outage_ns(&self, reset: &ResetConfig) -> u64 {
         match self.kind {
             HostEventKind::Reset => reset.ready.ns(),
-            HostEventKind::SuspendResume => {
+            HostEventKind::SuspendResume | HostEventKind::PowerLoss => {
                 self.duration.map_or(DEFAULT_SLEEP_NS, |d| d.ns())
                     + reset.power_on.ns()
                     + reset.ready.ns()
@@ -184,9 +195,20 @@ pub fn validate_events(
         if e.window_ns() == 0 {
             errs.push(format!("{name}: window must be > 0"));
         }
-        if e.duration.is_some() && e.kind != HostEventKind::SuspendResume {
+        if e.duration.is_some()
+            && !matches!(
+                e.kind,
+                HostEventKind::SuspendResume | HostEventKind::PowerLoss
+            )
+        {
             errs.push(format!(
-                "{name}: duration applies only to suspend-resume events"
+                "{name}: duration applies only to suspend-resume and power-loss events"
+            ));
+        }
+        if e.memory_return.is_some() && e.kind == HostEventKind::PowerLoss {
+            errs.push(format!(
+                "{name}: memory_return does not apply to a power loss (the host's memory \
+                 loses power too: the HMB always comes back without its contents)"
             ));
         }
         if e.memory_return.is_some() && e.kind == HostEventKind::HmbDisable {
@@ -201,7 +223,9 @@ pub fn validate_events(
             HostEventKind::HmbEnable if !hmb_off => errs.push(format!(
                 "{name}: the HMB is not disabled then (an hmb-enable follows an hmb-disable)"
             )),
-            HostEventKind::Reset | HostEventKind::SuspendResume if hmb_off => {
+            HostEventKind::Reset | HostEventKind::SuspendResume | HostEventKind::PowerLoss
+                if hmb_off =>
+            {
                 errs.push(format!("{name}: the HMB is disabled then; enable it first"))
             }
             _ => {}

@@ -14,6 +14,7 @@ pub mod memory;
 mod placement;
 mod plausible;
 pub mod power;
+pub mod power_loss;
 pub mod presets;
 pub mod scheduling;
 pub mod units;

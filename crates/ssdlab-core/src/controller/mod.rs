@@ -44,6 +44,8 @@ pub enum TxnKind {
     GcRead,
     /// A map segment for the demand-paged map cache (`cmd` holds the load id).
     MapRead,
+    /// A page (or its spare area) read by the map rebuild after a power loss.
+    RecoveryRead,
     /// One multi-plane stripe.
     Program {
         gc: bool,

@@ -160,6 +160,9 @@ impl Ftl {
         if let Some(v) = &mut self.verify {
             v.tags[new as usize] = v.tags[old as usize];
         }
+        if self.durable.is_some() {
+            self.durable_moved(old, new);
+        }
         Some((new, full))
     }
 

@@ -15,6 +15,7 @@
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
 //! to find the owner of a unit during GC.
 
+mod durable;
 pub mod estimate;
 mod fill;
 mod gc;
@@ -26,6 +27,7 @@ mod slc;
 
 use crate::config::DeviceConfig;
 use crate::nand::{Geometry, Pun};
+pub use durable::CutLoss;
 pub use map_array::MapArray;
 use std::collections::VecDeque;
 
@@ -212,6 +214,8 @@ pub struct Ftl {
     slc_in_use: u64,
     pub stats: FtlStats,
     verify: Option<Verify>,
+    /// Which acknowledged writes are on NAND (runs with a power loss only; durable.rs).
+    durable: Option<Box<durable::Durability>>,
 }
 
 /// Logical units of the map's own translation pages (and its update log) that a
@@ -298,6 +302,7 @@ impl Ftl {
             slc_in_use: 0,
             stats: FtlStats::default(),
             verify,
+            durable: None,
             geo,
         }
     }
@@ -330,6 +335,9 @@ impl Ftl {
     #[inline]
     fn bind(&mut self, lpn: u32, pun: Pun) {
         let old = self.l2p.get(lpn as usize);
+        if self.durable.is_some() {
+            self.durable_bind(lpn, old, pun);
+        }
         if old != UNMAPPED {
             self.invalidate(old);
         } else if (lpn as u64) < self.host_units {
@@ -488,6 +496,9 @@ impl Ftl {
         if let Some(v) = &mut self.verify {
             v.shadow[lpn as usize] = 0;
         }
+        if self.durable.is_some() {
+            self.durable_trim(lpn);
+        }
     }
 
     /// A stripe's program finished.
@@ -502,6 +513,9 @@ impl Ftl {
         let pages = self.geo.program_pages(s.block);
         self.stats.pages_programmed += (self.geo.planes * pages) as u64;
         self.stats.units_programmed += (self.geo.units_per_stripe * pages) as u64;
+        if self.durable.is_some() {
+            self.durable_programmed(s);
+        }
     }
 
     /// Count the mapped host units (after preparation wrote the map directly).

@@ -9,15 +9,16 @@
 //! flush waits until each die has finished the host programs queued up to then. Host
 //! programs run in queue order on a die, so a count per die is the mark.
 //!
-//! Simplified: the map's journal and cached map segments are not made durable (the
-//! model has no power-loss recovery); padding takes buffer room the program returns.
+//! Simplified: the map's journal and cached map segments are not made durable (a
+//! recovery after a power loss rebuilds the map from NAND: power_loss.rs); padding
+//! takes buffer room the program returns.
 
 use super::{Io, Origin, Ssd};
 use crate::workload::OpKind;
 
 /// Host programs queued and finished per die, and the flushes waiting for programs.
 pub(super) struct Flushes {
-    queued: Vec<u64>,
+    pub(super) queued: Vec<u64>,
     done: Vec<u64>,
     /// (command, the per-die count of host programs it waits for).
     waiting: Vec<(u32, Vec<u64>)>,
@@ -37,7 +38,7 @@ impl Flushes {
         self.queued[die as usize] += 1;
     }
 
-    fn met(&self, mark: &[u64]) -> bool {
+    pub(super) fn met(&self, mark: &[u64]) -> bool {
         self.done.iter().zip(mark).all(|(d, m)| d >= m)
     }
 }
@@ -83,6 +84,9 @@ impl Ssd {
     #[inline]
     pub(super) fn host_program_done(&mut self, die: u32) {
         self.flushes.done[die as usize] += 1;
+        if self.power_cut.is_some() {
+            self.power_dump_check();
+        }
         if self.flushes.waiting.is_empty() {
             return;
         }

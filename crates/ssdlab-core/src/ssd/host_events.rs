@@ -18,6 +18,9 @@
 //! the event and of `windows` windows after the outage (the recovery curve), and
 //! what became of the map cache.
 //!
+//! A power loss (`power-loss`) is run by power_loss.rs: the cut, the lost writes,
+//! the recovery at power-on; this module holds its outage and report entry.
+//!
 //! Simplifies: the shutdown before a suspend takes no time of its own (the drive
 //! keeps working through the outage on what it had: programs, GC, the journal is
 //! kept as a normal shutdown persists it); a DRAM drive's whole map survives the
@@ -57,6 +60,9 @@ pub struct HostEventStats {
     pub map_dirty_written_back: u64,
     /// Map segment loads from NAND in the recovery curve's windows.
     pub map_loads_after: u64,
+    /// A power loss's figures (lost writes, PLP dump, recovery phases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_loss: Option<super::PowerLossStats>,
 }
 
 struct Record {
@@ -69,6 +75,7 @@ struct Record {
     written_back: u64,
     loads_at_end: u64,
     loads_at_close: Option<u64>,
+    power: Option<super::PowerLossStats>,
 }
 
 /// The run's host events and the outage they impose on the fetch engine.
@@ -83,6 +90,8 @@ pub(super) const PHASE_START: u32 = 0;
 pub(super) const PHASE_END: u32 = 1;
 /// The recovery curve's last window is over.
 pub(super) const PHASE_CLOSE: u32 = 2;
+/// A power loss's power comes back (its recovery starts).
+pub(super) const PHASE_POWER_ON: u32 = 3;
 
 impl HostEvents {
     pub(super) fn new(events: &[HostEventConfig]) -> Option<Box<Self>> {
@@ -100,6 +109,7 @@ impl HostEvents {
                         written_back: 0,
                         loads_at_end: 0,
                         loads_at_close: None,
+                        power: None,
                     })
                     .collect(),
                 blocked_until: 0,
@@ -159,6 +169,7 @@ impl HostEvents {
                     } else {
                         0
                     },
+                    power_loss: r.power.clone(),
                 }
             })
             .collect()
@@ -172,6 +183,13 @@ impl Ssd {
             return;
         };
         let ats: Vec<Ns> = ev.records.iter().map(|r| r.cfg.at.ns()).collect();
+        if ev
+            .records
+            .iter()
+            .any(|r| r.cfg.kind == HostEventKind::PowerLoss)
+        {
+            self.ftl.track_durability();
+        }
         for (i, at) in ats.into_iter().enumerate() {
             let at = at.max(self.now());
             self.q.schedule(
@@ -192,10 +210,20 @@ impl Ssd {
             let c = &ev.records[idx as usize].cfg;
             (c.kind, c.memory_return(), c.outage_ns(&self.cfg.reset))
         };
+        if phase == PHASE_START && self.power_defer(idx) {
+            return;
+        }
+        if phase == PHASE_POWER_ON {
+            self.power_on();
+            return;
+        }
         if phase == PHASE_START {
             let (mut dropped, mut written) = (0, 0);
             match kind {
-                HostEventKind::Reset | HostEventKind::SuspendResume | HostEventKind::HmbDisable => {
+                HostEventKind::Reset
+                | HostEventKind::SuspendResume
+                | HostEventKind::HmbDisable
+                | HostEventKind::PowerLoss => {
                     if let Some((d, w)) = self.map_hmb_take_back() {
                         dropped += d;
                         written += w;
@@ -203,7 +231,10 @@ impl Ssd {
                 }
                 HostEventKind::HmbEnable => {}
             }
-            if kind == HostEventKind::SuspendResume {
+            if matches!(
+                kind,
+                HostEventKind::SuspendResume | HostEventKind::PowerLoss
+            ) {
                 let (d, w) = self.map_power_off_sram();
                 dropped += d;
                 written += w;
@@ -218,6 +249,16 @@ impl Ssd {
             let r = &mut ev.records[idx as usize];
             r.dropped += dropped;
             r.written_back += written;
+            if kind == HostEventKind::PowerLoss {
+                // The recovery at power-on sets the outage's end.
+                ev.blocked_until = Ns::MAX;
+                let off = r
+                    .cfg
+                    .duration
+                    .map_or(crate::config::host_events::DEFAULT_SLEEP_NS, |d| d.ns());
+                self.power_loss_start(idx, off);
+                return;
+            }
             let end = now + outage;
             ev.blocked_until = ev.blocked_until.max(end);
             self.q.schedule(
@@ -234,9 +275,26 @@ impl Ssd {
         } else {
             // Loads counted from before the hand-back (an eager rebuild issues its own).
             let loads = self.map_nand_loads();
-            if matches!(kind, HostEventKind::Reset | HostEventKind::SuspendResume) {
+            if matches!(
+                kind,
+                HostEventKind::Reset | HostEventKind::SuspendResume | HostEventKind::PowerLoss
+            ) {
                 let d = self.map_hmb_hand_back(mr);
                 self.host_events.as_mut().expect("host events").records[idx as usize].dropped += d;
+            }
+            if kind == HostEventKind::PowerLoss {
+                let (stats, deferred) = self.power_loss_end();
+                self.host_events.as_mut().expect("host events").records[idx as usize].power =
+                    Some(stats);
+                for i in deferred {
+                    self.q.schedule(
+                        now,
+                        Event::HostEvent {
+                            idx: i,
+                            phase: PHASE_START,
+                        },
+                    );
+                }
             }
             let ev = self.host_events.as_mut().expect("host events");
             let r = &mut ev.records[idx as usize];
@@ -266,6 +324,9 @@ impl Ssd {
         let until = ev.blocked_until;
         if self.now() >= until {
             return false;
+        }
+        if until == Ns::MAX {
+            return true; // a power-on recovery: its end fetches
         }
         if self.nvme.kick_needed(until) {
             self.q.schedule(until, Event::FetchKick);

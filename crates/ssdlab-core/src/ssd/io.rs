@@ -384,6 +384,10 @@ impl Ssd {
     pub(super) fn user_read_done(&mut self, t: u32) {
         let tx = *self.txns.get(t);
         self.txns.remove(t);
+        if tx.kind == TxnKind::RecoveryRead {
+            self.recovery_read_done();
+            return;
+        }
         if self.ftl.verifying() {
             for i in 0..tx.n {
                 self.ftl.verify_sensed(tx.pun + i, tx.erase_count);

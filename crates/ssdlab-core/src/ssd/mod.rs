@@ -23,6 +23,7 @@ mod host_events;
 mod host_jobs;
 mod io;
 mod map;
+mod power_loss;
 mod prep_cache;
 mod report;
 mod sched;
@@ -46,6 +47,7 @@ use crate::workload::{Io, JobGen, OpKind};
 use host_jobs::Job;
 
 pub use chips::ChipStats;
+pub use power_loss::PowerLossStats;
 pub use prep_cache::{clear as clear_prepared, prep_key};
 pub(crate) use report::dirs_json_timed;
 pub use report::Report;
@@ -193,6 +195,8 @@ pub struct Ssd {
     die_cap: Option<energy::DieCap>,
     /// The workload's host events (resets, suspend-resume, HMB loss), if any.
     host_events: Option<Box<host_events::HostEvents>>,
+    /// The power loss in progress (a `power-loss` host event), if any.
+    power_cut: Option<Box<power_loss::PowerCut>>,
     /// Chips whose dies share one command interface (`nand.chip_interface = "one-command"`).
     chips: Option<chips::ChipGate>,
 }
@@ -379,6 +383,7 @@ impl Ssd {
             awake_at: 0,
             die_cap: energy::DieCap::new(&cfg),
             host_events,
+            power_cut: None,
             chips: chips::ChipGate::new(&cfg),
             sched: sched::SchedState::new(
                 &cfg.scheduler,
