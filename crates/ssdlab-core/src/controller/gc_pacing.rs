@@ -64,9 +64,6 @@ impl GcPace {
     /// paced unless `paced` is false (burst mode, or a fold while the host is idle).
     pub fn start(&mut self, victim: u32, valid: u32, upb: u32, paced: bool) {
         let valid = valid.min(upb - 1);
-        // A victim with nothing valid has nothing to pace: its pace would be 0 units
-        // per host unit, so it would never earn the reads that reach its erase.
-        let paced = paced && valid > 0;
         self.start_at(victim, upb, paced, valid as f64 / (upb - valid) as f64);
     }
 
@@ -177,16 +174,6 @@ mod tests {
         assert_eq!(p.decide(2, 2, false), Release::All);
         assert!(!p.is_paced());
         p.host_programmed(8);
-        assert_eq!(p.decide(5, 2, false), Release::All);
-    }
-
-    #[test]
-    fn a_victim_with_nothing_valid_goes_at_once() {
-        // Nothing to copy: no host program would ever pay a pace of 0, so the victim's
-        // pages are looked at and its erase queued at once.
-        let mut p = GcPace::default();
-        p.start(3, 0, 64, true);
-        assert!(!p.is_paced());
         assert_eq!(p.decide(5, 2, false), Release::All);
     }
 
