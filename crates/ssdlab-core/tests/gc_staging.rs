@@ -145,14 +145,14 @@ fn gathered_gc_slows_steady_random_writes_of_a_small_buffer() {
     assert!(on < off, "gathered {on} unstaged {off}");
 }
 
-/// Per 500 ms window of an aged `seed000-hmb` (980 500 GB class) under 4 KiB random
-/// writes at QD32 on two queues: host units written, GC units copied, and how many
-/// dies are below their GC threshold with a victim claimed.
-fn aged_hmb_windows(share: &str) -> Vec<(u64, u64, u32)> {
+/// Per 500 ms window of an aged `preset` (980 class) under 4 KiB random writes at
+/// QD32 on two queues: host units written, GC units copied, and how many dies are
+/// below their GC threshold with a victim claimed.
+fn aged_hmb_windows(preset: &str, share: &str) -> Vec<(u64, u64, u32)> {
     use ssdlab_core::config::{load_device, load_workload, DeviceSpec};
     use ssdlab_core::{RunOptions, Ssd};
     let dev = load_device(
-        &DeviceSpec::Preset("seed000-hmb".into()),
+        &DeviceSpec::Preset(preset.into()),
         &[format!("controller.gc_buffer_share=\"{share}\"")],
     )
     .unwrap();
@@ -184,11 +184,13 @@ fn paced_buffer_share_keeps_gc_moving_on_an_aged_dramless_drive() {
     // The gathered staging's SRAM and the map journal are both full under whole-drive
     // random writes; every die is below its GC threshold with a victim. Served first
     // in both (`"paced"`), GC copies in every window and the host's rate is level
-    // (the drive's steady state); with `"host-first"` GC finds one of the two full
-    // every time, copies nothing for seconds while the host runs at its no-GC rate,
-    // and the free blocks only last until the urgent floor.
-    let paced = aged_hmb_windows("paced");
-    let host_first = aged_hmb_windows("host-first");
+    // (the drive's steady state); with `"host-first"` GC on the 1 TB (16 dies, 576 KiB
+    // of buffer) finds one of the two full every time and copies nothing for seconds
+    // while the host runs at its no-GC rate, until the free blocks reach the urgent
+    // floor. (The 500 GB's stalls under host-first were its wholly invalid translation
+    // victims, which no longer wait for a pace: tests/map_write_path.rs.)
+    let paced = aged_hmb_windows("seed000-hmb-1tb", "paced");
+    let host_first = aged_hmb_windows("seed000-hmb-1tb", "host-first");
     let settled = &paced[2..paced.len() - 1]; // past the first second, whole windows
     assert!(settled.len() >= 4, "{paced:?}");
     for &(host, gc, owed) in settled {

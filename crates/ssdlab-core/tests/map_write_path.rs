@@ -216,3 +216,48 @@ fn a_journal_in_the_hmb_flushes_more_entries_per_map_page() {
         "{hmb_written}"
     );
 }
+
+/// An aged DRAM-less drive's translation blocks are collected when the map's writes
+/// take the die past its pool's budget, and a translation block is often wholly
+/// invalid (each of its pages written again since). Such a victim has nothing to
+/// copy: its pace would be 0 units per host unit, so while the host kept the die busy
+/// it never earned the page reads that reach its erase, and held the die's one victim
+/// slot until the urgent floor (`hmb-ssd` aged: GC copied nothing from 2 s to 5 s while
+/// the host wrote 61 K IOPS, then GC took the drive and the host fell to 8 K). It is
+/// erased at once: GC copies in every 500 ms window, and the host's rate in the first
+/// seconds is the drive's steady one, not a GC-free burst.
+#[test]
+fn an_aged_dramless_drive_erases_wholly_invalid_victims_at_once() {
+    use ssdlab_core::config::{load_device, load_workload, DeviceSpec};
+    use ssdlab_core::{RunOptions, Ssd};
+    let dev = load_device(&DeviceSpec::Preset("hmb-ssd".into()), &[]).unwrap();
+    let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":32,"runtime":"6s"}"#;
+    let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state: DriveState::Aging,
+        seed: 1,
+        verify: false,
+    };
+    let mut ssd = Ssd::new(dev, wl, opts).unwrap();
+    let mut last = (0u64, 0u64);
+    let mut windows = Vec::new();
+    ssd.run_observed(&mut |_| true, 500_000_000, &mut |s: &Ssd| {
+        let st = &s.ftl.stats;
+        windows.push((st.host_units_written - last.0, st.gc_units_copied - last.1));
+        last = (st.host_units_written, st.gc_units_copied);
+    });
+    let whole = &windows[1..windows.len() - 1];
+    assert!(whole.len() >= 8, "{windows:?}");
+    for &(host, gc) in whole {
+        assert!(host > 0 && gc > 0, "{windows:?}");
+    }
+    // The host's rate in the first half of the run and in the second agree: no
+    // GC-free burst at the start.
+    let half = whole.len() / 2;
+    let rate = |w: &[(u64, u64)]| w.iter().map(|x| x.0 as f64).sum::<f64>() / w.len() as f64;
+    let (first, second) = (rate(&whole[..half]), rate(&whole[half..]));
+    assert!(
+        first < 1.5 * second,
+        "{first} then {second} host units per window: {windows:?}"
+    );
+}

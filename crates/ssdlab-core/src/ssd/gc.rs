@@ -79,8 +79,13 @@ impl Ssd {
     /// reads are released at the configured pace (`controller::gc_pacing`); its erase
     /// follows the last relocation.
     pub(super) fn collect(&mut self, die: u32, victim: u32) {
-        let paced = self.cfg.ftl.gc_pacing == GcPacing::Paced && !self.geo.is_slc_block(victim);
         let valid = self.ftl.valid_count(victim);
+        // A victim with nothing valid has nothing to pace (its pace would be 0 units per
+        // host unit, never earning the reads that reach its erase): a die at its GC
+        // threshold erases it when idle (or at the urgent floor), one below it at once.
+        let lazy = valid > 0 || self.ftl.free_blocks(die) >= self.ftl.gc_threshold;
+        let paced =
+            self.cfg.ftl.gc_pacing == GcPacing::Paced && !self.geo.is_slc_block(victim) && lazy;
         if paced && !self.ftl.is_map_block(victim) {
             self.journal_user_victim(die, valid, self.geo.units_per_block);
         }
