@@ -38,7 +38,7 @@ fn main() {
         "prep {} steady_waf {:.3} dies {} threshold {t}",
         ssd.prep.method, ssd.prep.steady_waf, ssd.ftl.geo.dies
     );
-    println!("t_ms host gc waf erases | dies by free-T (<=-1 0 +1 >=+2) | victims (their mean host fill) | host fill min/mean/max | units folded, map units written");
+    println!("t_ms host gc waf erases | dies by free-T (<=-1 0 +1 >=+2) | victims (translation blocks among them, their mean valid fraction now, their mean host fill) | host fill min/mean/max | units folded, map units written");
     let mut last = (0u64, 0u64, 0u64);
     let mut last_extra = (0u64, 0u64);
     let mut line = |s: &Ssd| {
@@ -56,14 +56,18 @@ fn main() {
         last_extra = (st.units_folded, st.map_units_written);
         let mut by_free = [0u32; 4];
         let mut victims = 0;
+        let mut map_victims = 0u32;
+        let mut vvalid = 0.0;
         let mut fills = Vec::new();
         let mut vfill = 0.0;
         for d in 0..s.ftl.geo.dies {
             let f = s.ftl.free_blocks(d) as i64 - t as i64;
             by_free[(f.clamp(-1, 2) + 1) as usize] += 1;
             let fill = s.ftl.host_fill(d).map_or(0.0, |x| x as f64 / upb);
-            if s.ftl.dies[d as usize].victim.is_some() {
+            if let Some(v) = s.ftl.dies[d as usize].victim {
                 victims += 1;
+                map_victims += s.ftl.is_map_block(v) as u32;
+                vvalid += s.ftl.valid_count(v) as f64 / upb;
                 vfill += fill;
             }
             fills.push(fill);
@@ -73,10 +77,11 @@ fn main() {
             .iter()
             .fold((1.0f64, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         println!(
-            "{:>7.1} {h:>8} {g:>8} {:>5.2} {e:>4} | {:?} | {victims} (fill {:.2}) | {lo:.2}/{mean:.2}/{hi:.2} | folded {fo} map {mw}",
+            "{:>7.1} {h:>8} {g:>8} {:>5.2} {e:>4} | {:?} | {victims} ({map_victims} map, valid {:.2}, fill {:.2}) | {lo:.2}/{mean:.2}/{hi:.2} | folded {fo} map {mw}",
             s.now() as f64 / 1e6,
             (h + g) as f64 / h.max(1) as f64,
             by_free,
+            vvalid / victims.max(1) as f64,
             vfill / victims.max(1) as f64
         );
     };

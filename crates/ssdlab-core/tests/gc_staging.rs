@@ -148,14 +148,11 @@ fn gathered_gc_slows_steady_random_writes_of_a_small_buffer() {
 /// Per 500 ms window of an aged `preset` (980 class) under 4 KiB random writes at
 /// QD32 on two queues: host units written, GC units copied, and how many dies are
 /// below their GC threshold with a victim claimed.
-fn aged_hmb_windows(preset: &str, share: &str) -> Vec<(u64, u64, u32)> {
+fn aged_hmb_windows(preset: &str, overrides: &[&str]) -> Vec<(u64, u64, u32)> {
     use ssdlab_core::config::{load_device, load_workload, DeviceSpec};
     use ssdlab_core::{RunOptions, Ssd};
-    let dev = load_device(
-        &DeviceSpec::Preset(preset.into()),
-        &[format!("controller.gc_buffer_share=\"{share}\"")],
-    )
-    .unwrap();
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let dev = load_device(&DeviceSpec::Preset(preset.into()), &overrides).unwrap();
     let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":1,"queues":2,"runtime":"4s"}"#;
     let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
     let opts = RunOptions {
@@ -189,8 +186,20 @@ fn paced_buffer_share_keeps_gc_moving_on_an_aged_dramless_drive() {
     // while the host runs at its no-GC rate, until the free blocks reach the urgent
     // floor. (The 500 GB's stalls under host-first were its wholly invalid translation
     // victims, which no longer wait for a pace: tests/map_write_path.rs.)
-    let paced = aged_hmb_windows("seed000-hmb-1tb", "paced");
-    let host_first = aged_hmb_windows("seed000-hmb-1tb", "host-first");
+    let paced = aged_hmb_windows(
+        "seed000-hmb-1tb",
+        &[
+            "controller.gc_buffer_share=\"paced\"",
+            "map.update=\"journal\"",
+        ],
+    );
+    let host_first = aged_hmb_windows(
+        "seed000-hmb-1tb",
+        &[
+            "controller.gc_buffer_share=\"host-first\"",
+            "map.update=\"journal\"",
+        ],
+    );
     let settled = &paced[2..paced.len() - 1]; // past the first second, whole windows
     assert!(settled.len() >= 4, "{paced:?}");
     for &(host, gc, owed) in settled {
@@ -258,4 +267,20 @@ fn folding_takes_its_paced_share_of_the_map_journal() {
         folded / host > 0.6,
         "{folded} units folded for {host} host units"
     );
+}
+
+#[test]
+fn map_writes_of_gc_moves_do_not_pay_its_pace_so_a_write_back_map_keeps_the_host_writing() {
+    // With the HMB as a write-back map cache (`map.update = "write-back"`) every unit
+    // GC moves dirties a map segment, and each write-allocate evicts a dirty one to a
+    // translation page. If those map programs earned GC its pace the loop would feed
+    // itself: GC stays behind its pace for good, is served first in the SRAM and copies
+    // while the host writes nothing. A map program pays only for the host's share of
+    // the map's changes: the host writes, and GC copies, in every window.
+    let w = aged_hmb_windows("seed000-hmb-1tb", &["map.update=\"write-back\""]);
+    let settled = &w[2..w.len() - 1];
+    assert!(settled.len() >= 4, "{w:?}");
+    for &(host, gc, _) in settled {
+        assert!(host > 0 && gc > 0, "write-back: {w:?}");
+    }
 }

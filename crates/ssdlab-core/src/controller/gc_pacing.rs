@@ -86,11 +86,12 @@ impl GcPace {
         };
     }
 
-    /// A host program of `units` was dispatched on the die: GC earns its share.
+    /// A program of `units` that is not GC's was dispatched on the die (fractional:
+    /// a translation page pays for the host's share of its entries): GC earns its share.
     #[inline]
-    pub fn host_programmed(&mut self, units: u32) {
+    pub fn host_programmed(&mut self, units: f64) {
         if self.paced && self.active {
-            self.credit += units as f64 * self.ratio;
+            self.credit += units * self.ratio;
         }
     }
 
@@ -163,7 +164,7 @@ mod tests {
         let mut p = GcPace::default();
         p.start(7, 48, 64, true);
         assert_eq!(p.decide(5, 2, false), Release::Wait);
-        p.host_programmed(8); // 24 units of credit
+        p.host_programmed(8.0); // 24 units of credit
         for _ in 0..6 {
             assert_eq!(p.decide(5, 2, false), Release::One);
             p.charge(4);
@@ -173,7 +174,7 @@ mod tests {
         assert_eq!(p.decide(5, 2, true), Release::Ahead);
         assert_eq!(p.decide(2, 2, false), Release::All);
         assert!(!p.is_paced());
-        p.host_programmed(8);
+        p.host_programmed(8.0);
         assert_eq!(p.decide(5, 2, false), Release::All);
     }
 

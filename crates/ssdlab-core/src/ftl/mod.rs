@@ -786,13 +786,13 @@ impl Ftl {
 
     /// Valid units of block `block`.
     #[inline]
-    pub(crate) fn valid_count(&self, block: u32) -> u32 {
+    pub fn valid_count(&self, block: u32) -> u32 {
         self.blocks[block as usize].valid
     }
 
     /// Is block `block` a translation block (map pages)?
     #[inline]
-    pub(crate) fn is_map_block(&self, block: u32) -> bool {
+    pub fn is_map_block(&self, block: u32) -> bool {
         self.blocks[block as usize].map
     }
 

@@ -149,10 +149,32 @@ impl Ssd {
         self.counters.program_ops += 1;
         self.on_program_dispatch(die);
         if tx.kind == (TxnKind::Program { gc: false }) {
-            // GC earns its share of the die with every host program.
-            self.dq[die as usize].gc.host_programmed(tx.n);
+            // GC earns its share of the die with every program that is not its own.
+            let units = if self.ftl.is_map_block(tx.block) {
+                self.host_share_of_map_units(tx.n)
+            } else {
+                tx.n as f64
+            };
+            self.dq[die as usize].gc.host_programmed(units);
             self.release_gc(die, false);
         }
+    }
+
+    /// The part of a translation-page program of `units` that pays GC's pace: the
+    /// share of the map's changes that host writes made. Every unit GC moves (or folds)
+    /// changes a map entry too; had the map writes those moves cause paid GC's pace,
+    /// the pace would pay for its own moves (with a write-back map each move dirties a
+    /// segment whose write-back earned more moves, and GC kept the die while the host
+    /// wrote nothing). The map writes host writes cause consume free blocks like the
+    /// host's own, so they pay.
+    fn host_share_of_map_units(&self, units: u32) -> f64 {
+        let st = &self.ftl.stats;
+        let host = st.host_units_written as f64;
+        let moved = (st.gc_units_copied + st.units_folded) as f64;
+        if host + moved == 0.0 {
+            return units as f64;
+        }
+        units as f64 * host / (host + moved)
     }
 
     /// Cache program: while the die programs, send the data of the program the
