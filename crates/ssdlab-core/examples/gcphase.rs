@@ -86,4 +86,7 @@ fn main() {
         );
     };
     ssd.run_observed(&mut |_| true, window_ms * 1_000_000, &mut line);
+    if let Some(why) = ssd.stall_reason() {
+        println!("stalled at {:.1} ms: {why}", ssd.now() as f64 / 1e6);
+    }
 }

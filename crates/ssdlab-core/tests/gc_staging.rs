@@ -284,3 +284,19 @@ fn map_writes_of_gc_moves_do_not_pay_its_pace_so_a_write_back_map_keeps_the_host
         assert!(host > 0 && gc > 0, "write-back: {w:?}");
     }
 }
+
+#[test]
+fn a_waiting_write_is_admitted_once_everything_buffered_is_stranded() {
+    // 16 host threads on one queue write the aged 1 TB DRAM-less drive with the HMB as
+    // a write-back map cache. At 20.65 s its 576 KiB of SRAM holds 114 units GC has
+    // gathered and 32 in open stripes, nothing is queued on any die, and 4,344 writes
+    // wait for room: everything buffered is stranded (only more data completes a
+    // stripe), so a waiting write may take room (`try_buffer_room`), but the event that
+    // made it so woke no one and the run stopped as a stall. With nothing left to
+    // happen, the waiting writes are looked at once more.
+    let d = common::device("seed000-hmb-1tb", &["map.update=\"write-back\""]);
+    let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":16,"queues":1,"queue_policy":"round-robin","runtime":"21s"}"#;
+    let r = common::simulate(&d, wl, DriveState::Aging, 1, false);
+    assert!(r["stalled"].is_null(), "{}", r["stalled"]);
+    assert!(r["sim_time_ns"].as_u64().unwrap() >= 21_000_000_000);
+}

@@ -19,7 +19,8 @@
 //! the room GC holds that only more GC reads can turn into a program (reserved units,
 //! units gathered in an open stripe) counts as stranded, as host units in open stripes
 //! do (`WriteBuffer::try_reserve` admits a host write that does not fit when
-//! everything buffered is stranded).
+//! everything buffered is stranded; when that state comes about with nothing left to
+//! happen, the waiting writes are looked at once more: `Ssd::recheck_buffer_waiters`).
 //!
 //! Who gets room first (`controller.gc_buffer_share`): with `"paced"` (default) a die
 //! waits for a stripe's room only when its GC pace says it is behind, and then it is
@@ -86,6 +87,11 @@ impl Gather {
     #[inline]
     pub(crate) fn gc_served_first(&self) -> bool {
         self.gc_first && !self.waiting.is_empty()
+    }
+
+    /// Dies waiting for buffer room to reserve a stripe.
+    pub(crate) fn waiting_dies(&self) -> usize {
+        self.waiting.len()
     }
 
     /// Room GC holds that only more GC reads can complete into a program.

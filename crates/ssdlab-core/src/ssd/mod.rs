@@ -420,6 +420,9 @@ impl Ssd {
         let mut tick = 0u32;
         while active > 0 {
             let Some(ev) = self.q.pop() else {
+                if self.recheck_buffer_waiters() {
+                    continue;
+                }
                 // Jobs wait for something no event will bring: a model error.
                 self.stalled = Some(self.stall_state());
                 break;
@@ -447,6 +450,25 @@ impl Ssd {
         }
     }
 
+    /// Nothing is left to happen: look at the writes waiting for buffer room once more,
+    /// as firmware's main loop does when it has nothing else to do. Room can become
+    /// usable without being returned (everything buffered stranded in open stripes and
+    /// GC's gathering, which only more data completes: `try_buffer_room`), and the last
+    /// event may have made it so without a wake-up; waking now, at that event's time,
+    /// is what a wake-up then would have done. Returns whether anything was scheduled.
+    pub(super) fn recheck_buffer_waiters(&mut self) -> bool {
+        if !self.buffer.has_waiters() {
+            return false;
+        }
+        self.wake_buffer_waiters();
+        !self.q.is_empty()
+    }
+
+    /// Why the run stopped before its jobs were done (a model error), if it did.
+    pub fn stall_reason(&self) -> Option<&str> {
+        self.stalled.as_deref()
+    }
+
     /// What is holding the device up, for the stall message.
     fn stall_state(&self) -> String {
         let busy = self
@@ -464,7 +486,8 @@ impl Ssd {
             "buffer {}/{} units, {} waiting for room, {} waiting for a block, {} units in open \
              stripes, {} dies busy, {} programs and {} reads queued, {} commands live; free \
              blocks per die {:?}, GC active on {} dies, {} claiming a victim, {} erases queued, \
-             {} GC reads queued, {} units held by gathering GC{}",
+             {} GC reads queued, {} units held by gathering GC, {} dies waiting for a stripe's \
+             room{}",
             self.buffer.used_units(),
             self.buffer.capacity_units(),
             self.buffer.waiting(),
@@ -484,6 +507,7 @@ impl Ssd {
             self.dq.iter().map(|q| q.erases.len()).sum::<usize>(),
             self.dq.iter().map(|q| q.gc_reads.len()).sum::<usize>(),
             self.gather.stranded_units(),
+            self.gather.waiting_dies(),
             self.map_stall_note()
         )
     }

@@ -53,6 +53,9 @@ impl Ssd {
             return false;
         }
         let Some(ev) = self.q.pop() else {
+            if self.recheck_buffer_waiters() {
+                return true;
+            }
             self.stalled = Some(self.stall_state());
             *active = 0;
             return false;
