@@ -27,14 +27,17 @@ impl Ssd {
         let first_page = s.page + 1 - pps;
         let base = self.geo.block_base(s.block) + first_page * self.geo.units_per_stripe;
         let units = pps * self.geo.units_per_stripe;
-        // With gathered staging a GC program carries the buffer room of the units its
-        // die gathered for it (released when it ends), in `lpn`, unused by programs.
-        let staged =
-            if gc && self.gc_staging == GcStaging::Gather && !self.ftl.is_map_block(s.block) {
-                self.gather.program_queued(s.die, units)
-            } else {
-                0
-            };
+        // A program carries in `lpn` (unused by programs) the buffer room it returns when
+        // it ends, where that is not all its units: a translation stripe's (its map
+        // writes and pads; GC's moves of translation pages took none), or with gathered
+        // staging a GC program's (the units its die gathered for it).
+        let staged = if self.ftl.is_map_block(s.block) {
+            std::mem::take(&mut self.map_stripe_room[s.die as usize])
+        } else if gc && self.gc_staging == GcStaging::Gather {
+            self.gather.program_queued(s.die, units)
+        } else {
+            0
+        };
         let t = self.txns.insert(Txn {
             kind: TxnKind::Program { gc },
             cmd: 0,
@@ -222,7 +225,7 @@ impl Ssd {
         if self.buffer_release_at_data_in {
             let tx = *self.txns.get(t);
             if let TxnKind::Program { gc: false } = tx.kind {
-                self.release_buffer_room(tx.n as u64);
+                self.release_buffer_room(self.host_program_room(&tx));
             }
         }
         let now = self.now();
@@ -418,7 +421,7 @@ impl Ssd {
         });
         if let TxnKind::Program { gc: false } = tx.kind {
             if !self.buffer_release_at_data_in {
-                self.release_buffer_room(tx.n as u64);
+                self.release_buffer_room(self.host_program_room(&tx));
             }
             self.host_program_done(tx.die);
         } else {
@@ -427,11 +430,26 @@ impl Ssd {
         }
     }
 
+    /// The write-buffer room a program that is not GC's returns: all its units, or a
+    /// translation stripe's own (`queue_program`).
+    fn host_program_room(&self, tx: &Txn) -> u64 {
+        if self.ftl.is_map_block(tx.block) {
+            tx.lpn as u64
+        } else {
+            tx.n as u64
+        }
+    }
+
     /// A GC program ended: with `controller.gc_staging = "write-buffer"` its units give
-    /// their write-buffer room back (programs of translation blocks were never staged).
-    /// With `"gather"` it gives back the room of the gathered units it carries.
+    /// their write-buffer room back (GC's moves of translation pages were never staged).
+    /// With `"gather"` it gives back the room of the gathered units it carries. A
+    /// translation stripe GC completed returns the room of the map writes in it.
     fn release_gc_staging(&mut self, tx: &Txn) {
-        if self.gc_staging == GcStaging::WriteBuffer && !self.ftl.is_map_block(tx.block) {
+        if self.ftl.is_map_block(tx.block) {
+            if tx.lpn > 0 {
+                self.release_buffer_room(tx.lpn as u64);
+            }
+        } else if self.gc_staging == GcStaging::WriteBuffer {
             self.release_buffer_room(tx.n as u64);
         } else if self.gc_staging == GcStaging::Gather && tx.lpn > 0 {
             self.release_buffer_room(tx.lpn as u64);

@@ -59,6 +59,9 @@ impl Ssd {
     pub(super) fn pad_open_stripes(&mut self) {
         for die in 0..self.geo.dies {
             for (pad, stripe) in self.ftl.pad_host_frontiers(die) {
+                if self.ftl.is_map_block(stripe.block) {
+                    self.map_stripe_room[die as usize] += pad as u32;
+                }
                 self.buffer.take(pad);
                 self.queue_program(stripe, false);
             }

@@ -337,7 +337,10 @@ impl Ssd {
         let mut k = c.placed;
         while k < n {
             match self.ftl.place_host(first + k) {
-                Some((_, full)) => {
+                Some((pun, full)) => {
+                    if first as u64 + k as u64 >= self.ftl.host_units {
+                        self.map_stripe_room[self.geo.die_of(pun) as usize] += 1;
+                    }
                     if let Some(s) = full {
                         self.queue_program(s, false);
                     }

@@ -129,6 +129,11 @@ pub struct Ssd {
     gc_staging: crate::config::GcStaging,
     /// The gathered staging's per-die state (empty unless `gc_staging = "gather"`).
     gather: gc_staging::Gather,
+    /// Per die, the units of its open translation stripe that hold write-buffer room
+    /// (the map's own writes, and pads). GC's moves of translation pages share that
+    /// stripe without room, so its program returns exactly these, whichever of the two
+    /// completes it.
+    map_stripe_room: Vec<u32>,
     /// `host_irq_per_io` (the first job's): a completion handler's host CPU time, and
     /// per completion queue when its CPU is next free (empty when 0).
     irq_per_io: Ns,
@@ -336,6 +341,7 @@ impl Ssd {
                 geo.units_per_program,
                 cfg.controller.gc_buffer_share == crate::config::GcBufferShare::Paced,
             ),
+            map_stripe_room: vec![0; geo.dies as usize],
             irq_per_io: workload.host_irq_per_io.ns(),
             irq_free_at: if workload.host_irq_per_io.ns() > 0 {
                 vec![0; queues as usize]
