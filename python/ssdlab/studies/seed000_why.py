@@ -108,13 +108,16 @@ FIGURE_WHY: dict[str, str] = {
     ),
     "rw1-high-aging": (
         "Both aged drives collect garbage while they write; the 980 also loads and writes "
-        "translation pages for the map entries GC moves (5.4 entries per host write, 1.14 per "
-        "journal flush, 16 flushes at a time: `map.flush_slots`, an assumption), and stages "
-        "every GC page in its SRAM, which GC now shares at its pace (`controller."
-        "gc_buffer_share`). The model's aged 980 settles at ~2.5 K IOPS (WAF 5.4), 33x below "
-        "its 980 PRO at every queue count, where the seed's is 12-18x at 1Q-8Q and 4.8x at "
-        "Max-Q: the direction, a gap larger than the seed's, bound by the assumed flush "
-        "slots (no public figure gives the 980's aged random writes)."
+        "translation pages for the map entries GC moves (about 4.5 translation units written "
+        "per host write) and stages every GC page in its SRAM, which GC shares at its pace "
+        "(`controller.gc_buffer_share`). That SRAM is what bounds the aged 980: its 576 KiB "
+        "write buffer holds host writes, GC's gathered pages and map flushes while its dies "
+        "are 12-14 % busy (twice the buffer gives 5.6x the IOPS; 64 journal flush slots "
+        "instead of 16 change nothing). The model's aged 980 settles at ~2.6 K IOPS (WAF "
+        "5.2), 33x below its 980 PRO at every queue count, where the seed's is 12-18x at "
+        "1Q-8Q and 4.8x at Max-Q: the direction, a gap larger than the seed's, set by an "
+        "SRAM size that is assumed (2 MiB, the 980's is not published); no public figure "
+        "gives the 980's aged random writes."
     ),
     "rw16-high-normal": (
         "Seed: on par (+0.32, +8.10 %). " + _SHEETS_RANDOM + "; " + _HOST + " (T16: 16 threads "
