@@ -586,6 +586,14 @@ impl Ftl {
         }
     }
 
+    /// Units placed in the dies' open translation stripes (map writes and GC's moves of
+    /// translation pages alike).
+    pub fn open_map_partial_units(&self) -> u64 {
+        let upg = self.geo.units_per_program;
+        let partial = |f: &Frontier| if f.block != NO_BLOCK { f.next % upg } else { 0 };
+        self.dies.iter().map(|d| partial(&d.map) as u64).sum()
+    }
+
     /// Host units placed in stripes not yet complete (native and SLC frontiers):
     /// buffered data that waits for more data before it can be programmed.
     pub fn open_partial_units(&self) -> u64 {
