@@ -267,12 +267,14 @@ impl Ssd {
     }
 
     /// Reserve `units` of write-buffer room if they fit, or if everything buffered is
-    /// stranded: units in open stripes (host, map, SLC) and GC's gathering
-    /// (`gc_staging.rs`), which only more data can turn into a program.
+    /// stranded: units in open stripes (host, SLC, and the map's own writes in
+    /// translation stripes, not GC's moves of translation pages there, which hold no
+    /// room) and GC's gathering (`gc_staging.rs`), which only more data can turn into a
+    /// program.
     pub(super) fn try_buffer_room(&mut self, units: u64) -> bool {
-        let (ftl, gather) = (&self.ftl, &self.gather);
+        let (ftl, gather, map_room) = (&self.ftl, &self.gather, &self.map_stripe_room);
         self.buffer
-            .try_reserve(units, || ftl.open_partial_units() + gather.stranded_units())
+            .try_reserve(units, || stranded_units(ftl, gather, map_room))
     }
 
     /// Room was returned to the buffer: admit waiting writes in order (after the dies
@@ -423,4 +425,16 @@ impl Ssd {
             _ => unreachable!("not a host read"),
         }
     }
+}
+
+/// Buffered units that only more data can turn into a program (`try_buffer_room`):
+/// open host and SLC stripes, the map's own writes in open translation stripes
+/// (`map_room`), and GC's gathering.
+fn stranded_units(
+    ftl: &crate::ftl::Ftl,
+    gather: &super::gc_staging::Gather,
+    map_room: &[u32],
+) -> u64 {
+    let map_writes: u64 = map_room.iter().map(|&u| u as u64).sum();
+    ftl.open_partial_units() - ftl.open_map_partial_units() + map_writes + gather.stranded_units()
 }
