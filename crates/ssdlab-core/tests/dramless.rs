@@ -271,3 +271,30 @@ fn journal_flush_slots_bound_the_map_update_rate() {
         iops(&one)
     );
 }
+
+/// A demand-paged map's pages and a write-back map's update log live in the spare area:
+/// a device where they leave GC too few spare blocks is refused, naming them (the 24 MiB
+/// toy drive with the default 4 MiB log ring once stopped with every die at one free
+/// block and no victim to collect).
+#[test]
+fn a_map_log_that_leaves_gc_too_little_spare_is_refused() {
+    let mut o: Vec<String> = [
+        "map.tier=\"sram\"",
+        "map.cache=\"1KiB\"",
+        "map.segment=\"512B\"",
+        "map.journal_entries=512",
+        "sram.size=\"512KiB\"",
+        "map.update=\"write-back\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let err = load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("map.log_entries") && msg.contains("spare blocks per die"),
+        "{msg}"
+    );
+    o.push("map.log_entries=4096".into());
+    load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
+}

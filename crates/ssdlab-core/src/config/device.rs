@@ -772,6 +772,22 @@ impl DeviceConfig {
                         Size(usable)
                     ));
                 }
+                // A demand-paged map's own pages, and a write-back map's update log, are
+                // stored in the spare area too: what they take GC cannot use.
+                let place = self.map_placement();
+                if !place.whole {
+                    let log_bytes = self.map_log_units() * mu;
+                    let map_blocks = (place.map_bytes + log_bytes).div_ceil(block_bytes * dies);
+                    if spare_blocks < map_blocks + f.gc_target_blocks as u64 + 2 {
+                        errs.push(format!(
+                            "map: the map's pages ({}) and its update log ({}, map.log_entries) take {map_blocks} of the {spare_blocks} spare blocks per die and leave {} for GC, fewer than gc_target_blocks + 2 = {}; raise ftl.over_provisioning or nand.blocks_per_plane, or lower map.log_entries",
+                            Size(place.map_bytes),
+                            Size(log_bytes),
+                            spare_blocks.saturating_sub(map_blocks),
+                            f.gc_target_blocks as u64 + 2
+                        ));
+                    }
+                }
             }
             // Unit numbers: every block number's (a free-space SLC area's included).
             let ids = self.block_ids_per_die().max(n.blocks_per_plane) as u64;

@@ -134,9 +134,7 @@ fn background_gc_restores_free_blocks_while_the_host_is_idle() {
 /// tests/gc_staging.rs covers translation stripes that GC's moves complete).
 #[test]
 fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
-    // (In write-back mode this toy drive stops with every die at one free block and no
-    // victim to collect: not this test's subject, see docs/map-cache.md.)
-    for update in ["journal"] {
+    for update in ["journal", "write-back"] {
         let o: Vec<String> = [
             "map.tier=\"sram\"",
             "map.cache=\"1KiB\"",
@@ -144,6 +142,7 @@ fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
             "map.journal_entries=512",
             "sram.size=\"512KiB\"",
             "controller.gc_staging=\"gather\"",
+            "map.log_entries=4096",
             &format!("map.update=\"{update}\""),
         ]
         .iter()
