@@ -285,6 +285,18 @@ fn map_writes_of_gc_moves_do_not_pay_its_pace_so_a_write_back_map_keeps_the_host
     }
 }
 
+/// 16 host threads at QD32 on `queues` queues write the aged, write-back 1 TB DRAM-less
+/// drive for 21 s: the run must reach its end, not stop as a stall.
+fn aged_write_back_16_threads_run_to_the_end(queues: u32) {
+    let d = common::device("seed000-hmb-1tb", &["map.update=\"write-back\""]);
+    let wl = format!(
+        r#"{{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":16,"queues":{queues},"queue_policy":"round-robin","runtime":"21s"}}"#
+    );
+    let r = common::simulate(&d, &wl, DriveState::Aging, 1, false);
+    assert!(r["stalled"].is_null(), "{queues} queues: {}", r["stalled"]);
+    assert!(r["sim_time_ns"].as_u64().unwrap() >= 21_000_000_000);
+}
+
 #[test]
 fn a_waiting_write_is_admitted_once_everything_buffered_is_stranded() {
     // 16 host threads on one queue write the aged 1 TB DRAM-less drive with the HMB as
@@ -294,11 +306,7 @@ fn a_waiting_write_is_admitted_once_everything_buffered_is_stranded() {
     // stripe), so a waiting write may take room (`try_buffer_room`), but the event that
     // made it so woke no one and the run stopped as a stall. With nothing left to
     // happen, the waiting writes are looked at once more.
-    let d = common::device("seed000-hmb-1tb", &["map.update=\"write-back\""]);
-    let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":16,"queues":1,"queue_policy":"round-robin","runtime":"21s"}"#;
-    let r = common::simulate(&d, wl, DriveState::Aging, 1, false);
-    assert!(r["stalled"].is_null(), "{}", r["stalled"]);
-    assert!(r["sim_time_ns"].as_u64().unwrap() >= 21_000_000_000);
+    aged_write_back_16_threads_run_to_the_end(1);
 }
 
 #[test]
@@ -310,9 +318,5 @@ fn a_translation_stripe_completed_by_gc_returns_the_room_of_its_map_writes() {
     // write-back 1 TB DRAM-less drive (16 threads on two queues) 11 units were held by
     // nothing at 20.73 s, with 4,267 writes waiting and no die busy, and the run stopped
     // as a stall.
-    let d = common::device("seed000-hmb-1tb", &["map.update=\"write-back\""]);
-    let wl = r#"{"rw":"randwrite","bs":"4KiB","iodepth":32,"numjobs":16,"queues":2,"queue_policy":"round-robin","runtime":"21s"}"#;
-    let r = common::simulate(&d, wl, DriveState::Aging, 1, false);
-    assert!(r["stalled"].is_null(), "{}", r["stalled"]);
-    assert!(r["sim_time_ns"].as_u64().unwrap() >= 21_000_000_000);
+    aged_write_back_16_threads_run_to_the_end(2);
 }

@@ -595,7 +595,9 @@ impl Ftl {
     }
 
     /// Host units placed in stripes not yet complete (native and SLC frontiers):
-    /// buffered data that waits for more data before it can be programmed.
+    /// buffered data that waits for more data before it can be programmed. Open
+    /// translation stripes are counted apart (`open_map_partial_units`): GC's moves of
+    /// translation pages share them without buffer room.
     pub fn open_partial_units(&self) -> u64 {
         let (upg, ups) = (self.geo.units_per_program, self.geo.units_per_stripe);
         self.dies
@@ -608,7 +610,7 @@ impl Ftl {
                         0
                     }
                 };
-                let host = partial(&d.host) + partial(&d.map);
+                let host = partial(&d.host);
                 let slc = if d.slc.block != NO_BLOCK {
                     d.slc.next % ups
                 } else {

@@ -430,11 +430,11 @@ impl Ssd {
 /// Buffered units that only more data can turn into a program (`try_buffer_room`):
 /// open host and SLC stripes, the map's own writes in open translation stripes
 /// (`map_room`), and GC's gathering.
-fn stranded_units(
+pub(super) fn stranded_units(
     ftl: &crate::ftl::Ftl,
     gather: &super::gc_staging::Gather,
     map_room: &[u32],
 ) -> u64 {
     let map_writes: u64 = map_room.iter().map(|&u| u as u64).sum();
-    ftl.open_partial_units() - ftl.open_map_partial_units() + map_writes + gather.stranded_units()
+    ftl.open_partial_units() + map_writes + gather.stranded_units()
 }

@@ -498,7 +498,7 @@ impl Ssd {
             self.buffer.capacity_units(),
             self.buffer.waiting(),
             self.alloc_waiters.len(),
-            self.ftl.open_partial_units(),
+            self.ftl.open_partial_units() + self.ftl.open_map_partial_units(),
             busy,
             programs,
             reads,

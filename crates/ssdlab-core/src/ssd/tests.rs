@@ -163,13 +163,13 @@ fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
             ssd.dispatch(ev);
         }
         assert!(ssd.ftl.stats.gc_units_copied > 0, "{update}: GC never ran");
-        let host_and_slc = ssd.ftl.open_partial_units() - ssd.ftl.open_map_partial_units();
-        let map: u64 = ssd.map_stripe_room.iter().map(|&u| u as u64).sum();
-        let held = host_and_slc + map + ssd.gather.stranded_units();
+        let held = super::io::stranded_units(&ssd.ftl, &ssd.gather, &ssd.map_stripe_room);
         assert_eq!(
             ssd.buffer.used_units(),
             held,
-            "{update}: host/SLC stripes {host_and_slc}, translation stripes {map}, GC {}",
+            "{update}: open host/SLC stripes {}, map writes in translation stripes {:?}, GC {}",
+            ssd.ftl.open_partial_units(),
+            ssd.map_stripe_room,
             ssd.gather.stranded_units()
         );
     }
