@@ -42,3 +42,34 @@ def test_an_hmb_holding_the_whole_map_reports_its_link_traffic():
     m = r._data["device"]["map"]
     assert m["placement"]["whole"] is True
     assert m["hmb"]["lookups"] == 500 and m["hmb"]["read_bytes"] == 500 * 64
+
+
+READ_AHEAD = {"read_cache.size": "16MiB", "read_cache.read_ahead": "1MiB"}
+SEQ_QD1 = {"rw": "read", "bs": "4k", "iodepth": 1, "number_ios": 2000}
+
+
+def test_read_ahead_from_the_python_api_serves_a_sequential_stream_from_dram():
+    on = ssdlab.run("seed000-dram-1tb", SEQ_QD1, state="full", set=READ_AHEAD)
+    off = ssdlab.run("seed000-dram-1tb", SEQ_QD1, state="full")
+    ra = on._data["device"]["read_cache"]["read_ahead"]
+    assert ra["window_bytes"] == 1 << 20 and ra["units"] >= 1998
+    assert "read_ahead" not in off._data["device"]["read_cache"]
+    # A hit is a DRAM access instead of a tR: several times the IOPS at QD1.
+    assert on.iops > 4 * off.iops
+
+
+def test_read_ahead_from_the_cli_is_in_the_summary(capsys):
+    args = ["run", "--device", "seed000-dram-1tb", "--rw", "read", "--bs", "4k",
+            "--iodepth", "1", "--number_ios", "2000", "--state", "full"]
+    for k, v in READ_AHEAD.items():
+        args += ["--set", f'{k}="{v}"']
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("read-ahead"))
+    assert "1.0 MB a stream" in line and "sequential commands" in line, line
+
+
+def test_read_ahead_without_a_read_cache_is_refused(capsys):
+    rc = main(["validate", "seed000-dram-1tb", "--set", 'read_cache.read_ahead="1MiB"'])
+    assert rc == 2
+    assert "read_cache.read_ahead" in capsys.readouterr().err

@@ -314,6 +314,14 @@ class Report:
                 f"  read cache ({rc.get('tier')}, {human_bytes(rc.get('size_bytes', 0))}):"
                 f" hit rate={rc.get('hit_rate', 0):.1%}  hits={rc.get('hits', 0):,}"
             )
+            ra = rc.get("read_ahead")
+            if ra:
+                lines.append(
+                    f"  read-ahead ({human_bytes(ra.get('window_bytes', 0))} a stream):"
+                    f" {ra.get('units', 0):,} units in {ra.get('reads', 0):,} flash reads"
+                    f" for {ra.get('sequential_reads', 0):,} sequential commands,"
+                    f" {ra.get('joined', 0):,} units waited for theirs"
+                )
         dies = dev.get("dies", {})
         chans = dev.get("channels", {})
         pcie = dev.get("pcie", {})

@@ -57,6 +57,18 @@ pub struct ReadCacheConfig {
     /// Associativity: mapping units per set (LRU inside a set).
     #[serde(default = "default_read_cache_ways")]
     pub ways: u32,
+    /// Read-ahead window per sequential stream (0 = no read-ahead, the default): units
+    /// ahead of a detected sequential read stream are read from NAND into this cache.
+    #[serde(default)]
+    pub read_ahead: Size,
+    /// Sequential read streams the read-ahead follows at once (least recently used
+    /// replaced).
+    #[serde(default = "default_read_ahead_streams")]
+    pub read_ahead_streams: u32,
+    /// Host reads in a row, each starting where the last ended, that make a stream
+    /// sequential and start its read-ahead.
+    #[serde(default = "default_read_ahead_trigger")]
+    pub read_ahead_trigger: u32,
 }
 
 impl Default for ReadCacheConfig {
@@ -65,8 +77,18 @@ impl Default for ReadCacheConfig {
             size: Size(0),
             tier: default_read_cache_tier(),
             ways: default_read_cache_ways(),
+            read_ahead: Size(0),
+            read_ahead_streams: default_read_ahead_streams(),
+            read_ahead_trigger: default_read_ahead_trigger(),
         }
     }
+}
+
+fn default_read_ahead_streams() -> u32 {
+    4
+}
+fn default_read_ahead_trigger() -> u32 {
+    2
 }
 
 fn default_read_cache_tier() -> DataTier {

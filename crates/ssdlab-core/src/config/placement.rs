@@ -326,10 +326,45 @@ impl DeviceConfig {
                 rc.ways
             ));
         }
+        let unit = self.ftl.mapping_unit.bytes();
+        let ra = rc.read_ahead.bytes();
+        if ra > 0 {
+            if rc.size.bytes() == 0 {
+                errs.push(format!(
+                    "read_cache.read_ahead: {} needs a read cache to read ahead into (read_cache.size is 0; allowed: a read_cache.size of at least the window)",
+                    rc.read_ahead
+                ));
+            } else if ra > rc.size.bytes() / 2 {
+                errs.push(format!(
+                    "read_cache.read_ahead: {} is more than half the read cache it fills (read_cache.size = {}; the window is topped up in whole pages ahead of what the host has read, so the cache must hold more than one window)",
+                    rc.read_ahead, rc.size
+                ));
+            }
+            if !ra.is_multiple_of(unit.max(1)) {
+                errs.push(format!(
+                    "read_cache.read_ahead: {} is not a multiple of the mapping unit ({})",
+                    rc.read_ahead, self.ftl.mapping_unit
+                ));
+            }
+            if rc.tier == DataTier::Slc {
+                errs.push("read_cache.read_ahead: a read cache in SLC cannot be read ahead into (its fills are programs; allowed tiers: sram, dram, hmb)".into());
+            }
+            if !(1..=64).contains(&rc.read_ahead_streams) {
+                errs.push(format!(
+                    "read_cache.read_ahead_streams: {} is not allowed (1 to 64)",
+                    rc.read_ahead_streams
+                ));
+            }
+            if !(1..=1024).contains(&rc.read_ahead_trigger) {
+                errs.push(format!(
+                    "read_cache.read_ahead_trigger: {} is not allowed (1 to 1024 commands)",
+                    rc.read_ahead_trigger
+                ));
+            }
+        }
         if rc.size.bytes() == 0 {
             return;
         }
-        let unit = self.ftl.mapping_unit.bytes();
         if rc.size.bytes() < unit || !rc.size.bytes().is_multiple_of(unit) {
             errs.push(format!(
                 "read_cache.size: {} is not a positive multiple of the mapping unit ({})",

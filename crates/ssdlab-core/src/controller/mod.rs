@@ -21,11 +21,13 @@
 mod adaptive;
 mod data_path;
 mod gc_pacing;
+mod read_ahead;
 mod read_cache;
 
 pub use adaptive::{AdaptiveDelay, Decision};
 pub use data_path::WritePath;
 pub use gc_pacing::{GcPace, Release};
+pub use read_ahead::ReadAhead;
 pub use read_cache::ReadCache;
 
 use crate::config::DeviceConfig;
@@ -38,6 +40,8 @@ pub enum TxnKind {
     UserRead,
     /// Data for a host read served by the read cache's SLC-mode copy (an SLC read).
     CacheRead,
+    /// Units read ahead of a sequential stream into the read cache (`cmd` unused).
+    PrefetchRead,
     /// Old data of a partly overwritten mapping unit (read-modify-write).
     RmwRead,
     /// Valid data of a GC victim.

@@ -6,7 +6,10 @@
 //! at most `capacity` units therefore always fits, as in a fully associative LRU
 //! cache, while the lookup stays a short scan with no hashing or allocation.
 //! Writes and trims invalidate the units they cover (the new data lives in the
-//! write buffer and then in NAND). Simplifies: no read-ahead, no admission policy.
+//! write buffer and then in NAND). Units read ahead (`ReadAhead`) are kept for one
+//! use: the hit that serves them makes them the set's least recently used, so a
+//! sequential stream's consumed data goes before data it has not reached yet.
+//! Simplifies: no admission policy.
 
 const EMPTY: u32 = u32::MAX;
 
@@ -27,6 +30,8 @@ pub struct ReadCache {
     stamps: Vec<u64>,
     /// Oracle version of the cached data (0 when the oracle is off).
     versions: Vec<u32>,
+    /// Read ahead and not used yet: its first hit demotes it.
+    once: Vec<bool>,
     clock: u64,
     pub stats: ReadCacheStats,
 }
@@ -43,6 +48,7 @@ impl ReadCache {
             tags: vec![EMPTY; n],
             stamps: vec![0; n],
             versions: vec![0; n],
+            once: vec![false; n],
             clock: 0,
             stats: ReadCacheStats::default(),
         }
@@ -74,7 +80,8 @@ impl ReadCache {
         match self.find(lpn) {
             Some(i) => {
                 self.clock += 1;
-                self.stamps[i] = self.clock;
+                self.stamps[i] = if self.once[i] { 0 } else { self.clock };
+                self.once[i] = false;
                 self.stats.hits += 1;
                 Some(self.versions[i])
             }
@@ -91,13 +98,15 @@ impl ReadCache {
         self.find(lpn).is_some()
     }
 
-    /// Keep `lpn` (its data just came from NAND), evicting the set's LRU unit.
+    /// Keep `lpn` (its data just came from NAND), evicting the set's LRU unit;
+    /// `once`: read ahead, to be demoted by its first hit.
     #[inline]
-    pub fn insert(&mut self, lpn: u32, version: u32) {
+    pub fn insert(&mut self, lpn: u32, version: u32, once: bool) {
         self.clock += 1;
         if let Some(i) = self.find(lpn) {
             self.stamps[i] = self.clock;
             self.versions[i] = version;
+            self.once[i] = once;
             return;
         }
         let r = self.set_range(lpn);
@@ -117,6 +126,7 @@ impl ReadCache {
         self.tags[victim] = lpn;
         self.stamps[victim] = self.clock;
         self.versions[victim] = version;
+        self.once[victim] = once;
         self.stats.fills += 1;
     }
 
@@ -140,13 +150,13 @@ mod tests {
         let mut c = ReadCache::new(64, 16);
         for l in 100..164 {
             assert!(c.lookup(l).is_none());
-            c.insert(l, 0);
+            c.insert(l, 0, false);
         }
         for l in 100..164 {
             assert!(c.lookup(l).is_some(), "{l}");
         }
         // One more unit in lpn 164's set evicts that set's least recently used unit.
-        c.insert(164, 0);
+        c.insert(164, 0, false);
         assert_eq!(c.stats.evictions, 1);
         assert!(c.lookup(100).is_none(), "lpn 100 was the set's LRU");
         assert!(c.lookup(104).is_some());
@@ -155,20 +165,37 @@ mod tests {
     #[test]
     fn recency_protects_a_unit() {
         let mut c = ReadCache::new(2, 2);
-        c.insert(1, 0);
-        c.insert(2, 0);
+        c.insert(1, 0, false);
+        c.insert(2, 0, false);
         assert!(c.lookup(1).is_some()); // 2 is now the LRU
-        c.insert(3, 0);
+        c.insert(3, 0, false);
         assert!(c.lookup(1).is_some());
         assert!(c.lookup(2).is_none());
         assert!(c.lookup(3).is_some());
     }
 
     #[test]
+    fn a_unit_read_ahead_is_demoted_by_its_first_hit() {
+        let mut c = ReadCache::new(2, 2);
+        c.insert(1, 0, false);
+        c.insert(2, 0, true);
+        assert!(c.lookup(1).is_some()); // 2 is the LRU...
+        assert!(c.lookup(2).is_some()); // ...and its use demotes it below 1
+        c.insert(3, 0, false);
+        assert!(
+            c.lookup(2).is_none(),
+            "the consumed read-ahead unit went first"
+        );
+        assert!(c.lookup(1).is_some());
+        c.insert(4, 0, false);
+        assert!(c.lookup(3).is_none(), "a second hit is an ordinary refresh");
+    }
+
+    #[test]
     fn invalidate_removes_only_that_unit() {
         let mut c = ReadCache::new(8, 4);
-        c.insert(5, 0);
-        c.insert(6, 0);
+        c.insert(5, 0, false);
+        c.insert(6, 0, false);
         c.invalidate(5);
         c.invalidate(99);
         assert!(c.lookup(5).is_none());
@@ -197,7 +224,7 @@ mod tests {
             reference.push(l);
             let hit = c.lookup(l).is_some();
             if !hit {
-                c.insert(l, 0);
+                c.insert(l, 0, false);
             }
             assert_eq!(hit, hit_ref);
             hits += hit as u32;

@@ -83,6 +83,7 @@ impl DataTiers {
                 invalidations: s.invalidations,
                 hmb_read_bytes: self.c.rc_hmb_read_bytes,
                 hmb_write_bytes: self.c.rc_hmb_write_bytes,
+                read_ahead: None,
             }
         });
         ReadCacheReport {
@@ -209,11 +210,21 @@ impl Ssd {
         self.tier_read(tier, now, bytes)
     }
 
+    /// Is unit `lpn` in the read cache (no effect on recency or statistics)?
+    #[inline]
+    pub(super) fn read_cache_holds(&self, lpn: u32) -> bool {
+        self.tiers
+            .read_cache
+            .as_ref()
+            .is_some_and(|rc| rc.contains(lpn))
+    }
+
     /// Data of `n` units from `lpn` (at physical `pun`) came from NAND: keep it,
-    /// unless the unit was rewritten or moved while the read was in flight.
-    pub(super) fn read_cache_fill(&mut self, lpn: u32, pun: u32, n: u32) {
+    /// unless the unit was rewritten or moved while the read was in flight; returns
+    /// how many units were kept. `once`: read ahead (kept for one use).
+    pub(super) fn read_cache_fill(&mut self, lpn: u32, pun: u32, n: u32, once: bool) -> u32 {
         if self.tiers.read_cache.is_none() {
-            return;
+            return 0;
         }
         let mut filled = 0u64;
         let pending = !self.alloc_waiters.is_empty();
@@ -225,7 +236,7 @@ impl Ssd {
             }
             let version = self.ftl.verify_version(pun + i);
             if let Some(rc) = &mut self.tiers.read_cache {
-                rc.insert(lpn + i, version);
+                rc.insert(lpn + i, version, once);
             }
             filled += 1;
         }
@@ -235,6 +246,7 @@ impl Ssd {
             let now = self.now();
             self.pcie.send_up(now, bytes);
         }
+        filled as u32
     }
 
     /// Units `first..first+n` were overwritten or trimmed.

@@ -12,6 +12,7 @@ use crate::sim::{Event, Ns};
 
 impl Ssd {
     /// Write the command into its submission queue, or hold it while the queue is full.
+    #[inline]
     pub(super) fn queue_command(&mut self, cmd: u32) {
         let sq = self.cmds.get(cmd).sq;
         if self.nvme.has_room(sq) {

@@ -47,8 +47,15 @@ impl Ssd {
                 } else {
                     self.hmb_whole_lookup(cmd, first, n);
                 }
+                self.read_ahead_note(first, n);
             }
-            OpKind::Read => self.start_read(cmd),
+            OpKind::Read => {
+                self.start_read(cmd);
+                if self.read_ahead.is_some() {
+                    let (first, n) = self.unit_range(c.offset, c.len);
+                    self.read_ahead_note(first, n);
+                }
+            }
             OpKind::Write => self.start_write(cmd),
             OpKind::Trim => {
                 if self.alloc_waiters.is_empty() {
@@ -90,6 +97,7 @@ impl Ssd {
         let c = *self.cmds.get(cmd);
         let (first, n) = self.unit_range(c.offset, c.len);
         let mut pending = 0u32;
+        let mut waits = 0u32; // units waiting for their read-ahead
         let mut zero_bytes = 0u64; // unmapped: zero-filled
         let mut buffer_bytes = 0u64; // still in the write buffer
         let mut cache_bytes = 0u64; // in the read cache
@@ -101,6 +109,13 @@ impl Ssd {
             if held && self.pending_write_covers(lpn) {
                 self.counters.buffer_hits += 1;
                 buffer_bytes += bytes;
+                continue;
+            }
+            if self.read_ahead.is_some()
+                && !self.read_cache_holds(lpn)
+                && self.read_ahead_join(cmd, lpn, bytes)
+            {
+                waits += 1;
                 continue;
             }
             let cached = self.read_cache_lookup(lpn);
@@ -158,10 +173,10 @@ impl Ssd {
             let at = self.read_cache_serve(now, cache_bytes);
             ready = ready.max(self.pcie.send_up(at, cache_bytes) - self.pcie.latency);
         }
-        if pending == 0 {
+        if pending + waits == 0 {
             self.post_completion(cmd, ready);
         } else {
-            self.cmds.get_mut(cmd).pending = pending;
+            self.cmds.get_mut(cmd).pending = pending + waits;
         }
     }
 
@@ -402,6 +417,10 @@ impl Ssd {
             self.map_read_done(&tx);
             return;
         }
+        if tx.kind == TxnKind::PrefetchRead {
+            self.prefetch_done(t, tx.lpn, tx.pun, tx.n);
+            return;
+        }
         let now = self.now();
         let c = self.cmds.get_mut(tx.cmd);
         c.pending -= 1;
@@ -414,7 +433,7 @@ impl Ssd {
                 }
                 // The copy into the read cache follows the data (and completion) up.
                 if tx.kind == TxnKind::UserRead {
-                    self.read_cache_fill(tx.lpn, tx.pun, tx.n);
+                    self.read_cache_fill(tx.lpn, tx.pun, tx.n, false);
                 }
             }
             TxnKind::RmwRead => {

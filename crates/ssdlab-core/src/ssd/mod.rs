@@ -25,6 +25,7 @@ mod io;
 mod map;
 mod power_loss;
 mod prep_cache;
+mod read_ahead;
 mod report;
 mod sched;
 mod session;
@@ -175,6 +176,8 @@ pub struct Ssd {
     hmb_whole: Option<hmb_whole::HmbWholeMap>,
     /// Write buffer tier and the read cache.
     tiers: data_tiers::DataTiers,
+    /// Read-ahead into the read cache (`read_cache.read_ahead`).
+    read_ahead: Option<Box<read_ahead::ReadAheadRun>>,
     /// Scheduling policy, suspend and adaptive delay state.
     sched: sched::SchedState,
     /// Host commands outstanding, and the idle period they last ended.
@@ -377,6 +380,7 @@ impl Ssd {
             map,
             hmb_whole: hmb_whole::HmbWholeMap::new(&cfg),
             tiers: data_tiers::DataTiers::new(&cfg),
+            read_ahead: read_ahead::ReadAheadRun::new(&cfg),
             host_inflight: 0,
             idle_gen: 0,
             host_idle: false,

@@ -304,7 +304,10 @@ impl Ssd {
         };
         let unit = self.unit_bytes;
         let grant = self.cfg.hmb.negotiate();
-        let read_cache = self.tiers.read_cache_stats(self.unit_bytes);
+        let mut read_cache = self.tiers.read_cache_stats(self.unit_bytes);
+        if let (Some(on), Some(r)) = (&mut read_cache.on, &self.read_ahead) {
+            on.read_ahead = Some(r.report(self.unit_bytes));
+        }
         let write_buffer = self.tiers.write_buffer_stats();
         let (data_read, data_written) = self.tiers.hmb_bytes();
         let hmb_total = map_read + map_written + data_read + data_written;

@@ -467,6 +467,26 @@ pub struct ReadCacheOn {
     pub hmb_read_bytes: u64,
     /// Bytes written to the HMB (bytes).
     pub hmb_write_bytes: u64,
+    /// Read-ahead into the cache (only when `read_cache.read_ahead` is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_ahead: Option<ReadAheadReport>,
+}
+
+/// Read-ahead of sequential read streams into the read cache.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadAheadReport {
+    /// Window kept read ahead of each sequential stream (bytes).
+    pub window_bytes: u64,
+    /// Host read commands that continued a sequential stream past its trigger.
+    pub sequential_reads: u64,
+    /// Mapping units read ahead from NAND.
+    pub units: u64,
+    /// Flash reads issued for them (one per page touched).
+    pub reads: u64,
+    /// Host read units that found their prefetch in flight and waited for it.
+    pub joined: u64,
+    /// Prefetched units not kept: rewritten or moved while in flight.
+    pub dropped: u64,
 }
 
 /// The write buffer's memory.
@@ -556,6 +576,7 @@ mod tests {
             invalidations: 8,
             hmb_read_bytes: 9,
             hmb_write_bytes: 10,
+            read_ahead: None,
         };
         let want = json!({
             "enabled": true,

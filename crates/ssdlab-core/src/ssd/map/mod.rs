@@ -95,6 +95,14 @@ impl Ssd {
         (first..=last).all(|u| self.ftl.translate(u) == UNMAPPED)
     }
 
+    /// Is the map entry of `lpn` at hand without a load (its segment cached, in the
+    /// SRAM level or the main cache)? No effect on recency or statistics.
+    pub(super) fn map_entry_at_hand(&self, lpn: u32) -> bool {
+        let m = self.map.as_ref().expect("map cache in use");
+        let seg = m.seg_of(lpn);
+        m.l1.as_ref().is_some_and(|l1| l1.contains(seg)) || m.main.contains(seg)
+    }
+
     /// A read's command is decoded: find its map entries, then read the data.
     pub(super) fn map_read_lookup(&mut self, cmd: u32) {
         let now = self.now();
