@@ -261,3 +261,59 @@ fn an_aged_dramless_drive_erases_wholly_invalid_victims_at_once() {
         "{first} then {second} host units per window: {windows:?}"
     );
 }
+
+/// Random 4 KiB reads at QD1 on `hmb-ssd` over a 2 GiB span: 512 map segments, all
+/// held by the 64 MiB HMB map cache but 8x what its 256 KiB SRAM level holds, so most
+/// lookups miss the SRAM level and hit the HMB. Such a hit reads its entry's line
+/// from host memory: a request up the link, the host DRAM access, the line back down.
+/// Two comparisons on the same reads (same seed, same lookups): (1) with an SRAM
+/// level large enough for the whole span the same hits cost SRAM time instead, and
+/// the mean latency falls by at least a PCIe round trip (2 x 300 ns) plus the host
+/// DRAM latency (100 ns) per HMB hit; (2) with `hmb.host_dram_latency` 5 us longer
+/// the mean rises by (HMB hits / reads) x 5 us. Fails if an HMB hit were free or
+/// cost SRAM time (1), or a fixed time independent of the host DRAM latency (2).
+#[test]
+fn a_demand_paged_hmb_map_hit_costs_a_link_round_trip() {
+    let wl = r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":3000,"size":"2GiB"}"#;
+    let run = |o: &[&str]| simulate(&device("hmb-ssd", o), wl, DriveState::Full, 1, false);
+    let base = run(&[]);
+    let slow_dram = run(&["hmb.host_dram_latency=\"5100ns\""]);
+    // The whole span's 2 MiB of segments fit in a 4 MiB SRAM level (SRAM enlarged
+    // to hold it next to the 4 MiB write buffer).
+    let all_sram = run(&["map.sram_cache=\"4MiB\"", "sram.size=\"9MiB\""]);
+    let reads = f(&base["read"]["total_ios"]);
+    assert_eq!(reads, 3000.0);
+    let m = &base["device"]["map"];
+    let hmb_hits = f(&m["cache_hits"]);
+    // Not vacuous: most reads look up the HMB level (the rest are SRAM-level hits
+    // and the first touch of each segment).
+    assert!(hmb_hits > 0.5 * reads, "{m}");
+    assert_eq!(f(&m["hmb"]["read_bytes"]), hmb_hits * 64.0, "{m}");
+    // The same lookups in the other runs: the HMB hits are the only difference.
+    assert_eq!(slow_dram["device"]["map"]["cache_hits"], m["cache_hits"]);
+    assert_eq!(slow_dram["device"]["map"]["misses"], m["misses"]);
+    let ms = &all_sram["device"]["map"];
+    assert_eq!(f(&ms["cache_hits"]), 0.0, "{ms}");
+    assert_eq!(
+        f(&ms["l1_hits"]),
+        f(&m["l1_hits"]) + hmb_hits,
+        "{ms} vs {m}"
+    );
+    assert_eq!(ms["misses"], m["misses"]);
+    let mean = |r: &serde_json::Value| f(&r["read"]["lat_ns"]["mean"]);
+    // (1) What an HMB hit costs over an SRAM hit (20 ns).
+    let per_hit = (mean(&base) - mean(&all_sram)) * reads / hmb_hits + 20.0;
+    assert!(
+        per_hit >= 2.0 * 300.0 + 100.0,
+        "an HMB hit costs {per_hit} ns (means {} and {} ns, {hmb_hits} HMB hits)",
+        mean(&base),
+        mean(&all_sram)
+    );
+    // (2) Each HMB hit waits for the host DRAM.
+    let rise = mean(&slow_dram) - mean(&base);
+    let expected = hmb_hits / reads * 5000.0;
+    assert!(
+        (rise - expected).abs() < 0.02 * expected,
+        "mean read latency rose {rise} ns, expected {expected} ns ({hmb_hits} HMB hits)"
+    );
+}

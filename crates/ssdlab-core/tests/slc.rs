@@ -399,3 +399,47 @@ fn free_space_slc_keeps_data_through_folds_and_gc() {
         assert!(r["stalled"].is_null(), "{state:?}: {}", r["stalled"]);
     }
 }
+
+/// Sustain and aging differ by mechanism, not just by label: the same random writes
+/// (with a fifth of reads, for the oracle) on a drive whose SLC area is full and
+/// folds in the foreground (`fold_watermark_blocks=1`, no idle folding). In
+/// `sustain` the native pool is empty, so folding is the only background work and
+/// GC copies nothing; in `aging` the native pool is at GC's steady state, so folding
+/// and GC both compete with the host for the dies, and the host writes far slower.
+/// Fails if aging's preparation left the native pool unaged (no GC copies, the same
+/// rate as sustain), if either state skipped the SLC fill (nothing to fold), or if
+/// the background work did not take die time from host writes.
+#[test]
+fn aging_adds_gc_to_folding_so_it_writes_slower_than_sustain() {
+    let d = slc_dev(&["slc.fold_watermark_blocks=1", "slc.fold_when_idle=false"]);
+    let wl = r#"{"rw":"randrw","rwmixread":20,"bs":"4k","iodepth":8,"number_ios":4000}"#;
+    let sustain = simulate(&d, wl, DriveState::Sustain, 7, true);
+    let aging = simulate(&d, wl, DriveState::Aging, 7, true);
+    for (name, r) in [("sustain", &sustain), ("aging", &aging)] {
+        let o = &r["device"]["oracle"];
+        assert_eq!(f(&o["mismatches"]), 0.0, "{name}: {o}");
+        assert!(f(&o["checked"]) > 0.0, "{name}: {o}");
+        assert!(r["stalled"].is_null(), "{name}: {}", r["stalled"]);
+        // More than the full SLC area's worth of host writes: past the SLC area.
+        assert!(f(&r["write"]["total_ios"]) > 2.0 * SLC_UNITS, "{name}");
+        let s = &r["device"]["slc"];
+        assert!(f(&s["units_folded"]) > 0.0, "{name} did not fold: {s}");
+    }
+    let gc = |r: &serde_json::Value| f(&r["device"]["ftl"]["gc_units_copied"]);
+    assert!(gc(&aging) > 0.0, "{}", aging["device"]["ftl"]);
+    assert!(
+        gc(&sustain) * 10.0 <= gc(&aging),
+        "GC copies: sustain {} aging {}",
+        gc(&sustain),
+        gc(&aging)
+    );
+    let iops = |r: &serde_json::Value| f(&r["write"]["iops"]);
+    assert!(
+        iops(&aging) < 0.9 * iops(&sustain),
+        "write IOPS: aging {} sustain {} (GC copies {} / {})",
+        iops(&aging),
+        iops(&sustain),
+        gc(&aging),
+        gc(&sustain)
+    );
+}
