@@ -443,3 +443,30 @@ fn aging_adds_gc_to_folding_so_it_writes_slower_than_sustain() {
         gc(&sustain)
     );
 }
+
+/// A folded SLC block is erased while the host keeps writing, so the SLC area fills
+/// again and folding goes on: in `sustain` (SLC area full, native pool empty, so the
+/// die is never short of native blocks) 3,000 random writes at QD8 with foreground
+/// folding (`fold_watermark_blocks=1`). Without the erase's urgency at the watermark
+/// the erase waits behind host programs that never stop: each die folds one block,
+/// none is erased, and every host write goes native (4 folds, 0 erases, 0 units to
+/// SLC).
+#[test]
+fn a_folded_slc_block_is_erased_while_the_host_keeps_writing() {
+    let d = slc_dev(&["slc.fold_watermark_blocks=1", "slc.fold_when_idle=false"]);
+    let r = simulate(
+        &d,
+        r#"{"rw":"randrw","rwmixread":20,"bs":"4k","iodepth":8,"number_ios":4000}"#,
+        DriveState::Sustain,
+        7,
+        true,
+    );
+    let o = &r["device"]["oracle"];
+    assert_eq!(o["mismatches"], 0, "{o}");
+    let slc = &r["device"]["slc"];
+    let erases = f(&r["device"]["ftl"]["erases"]);
+    assert!(erases >= 8.0, "erases {erases}; {slc}");
+    assert!(f(&slc["folds"]) >= 8.0, "{slc}");
+    // The erased blocks take host writes again.
+    assert!(f(&slc["host_units_to_slc"]) > SLC_UNITS, "{slc}");
+}

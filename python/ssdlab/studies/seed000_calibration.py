@@ -42,7 +42,10 @@ LBAs a test covers nor the drive's state beyond what the rows say. The assumptio
   buffer. Reads run on ``normal-written`` (the span written once sequentially, the SLC area
   empty: data in TLC, as after the test file was written and the drive's idle time folded
   it); writes on ``normal`` (empty drive); writes after the cache on ``sustain`` (the SLC
-  area full, the rest empty: what a fresh drive holds once its cache is spent).
+  area full, the rest empty: what a fresh drive holds once its cache is spent), at the
+  LBAs right after the ones the cache holds (``offset`` = the SLC area's size), as a
+  write that has run past the cache goes on (since 2026-11-29: at offset 0 they rewrote
+  the cache's own data, whose blocks the drive can then erase and reuse as SLC).
 - **Random run length**: simulated time, measured after a ramp (fio's ``runtime`` and
   ``ramp_time``): QD32 rows 2 s with the first 0.5 s left out; QD1 rows 4 s, the first
   1.5 s left out, so that the HMB drive's map cache has loaded every segment of the span
@@ -401,6 +404,10 @@ def points(cfg: Mapping[str, Any], scale: float = 1.0, t4_iodepth: int = T4_IODE
         "runtime": _secs(QD1_RUN_S * scale), "ramp_time": _secs(QD1_RAMP_S * scale),
     }  # fmt: skip
     span = f"{RANDOM_SPAN >> 30} GiB span"
+    # Writes after the cache go to the LBAs after the ones the full cache holds.
+    past = config_bytes(cfg.get("slc", {}).get("size", 0)) >> 20 << 20
+    past_seq, past_t4 = {**seq, "offset": past}, {**t4, "offset": past}
+    at = f" from {past / 1e9:.1f} GB" if past else ""
     pts = [
         Point("seq_write", "normal", {"rw": "write", **seq}, _mbps("write"),
               f"normal, {seq_span >> 20} MiB span, 1 pass"),
@@ -414,10 +421,10 @@ def points(cfg: Mapping[str, Any], scale: float = 1.0, t4_iodepth: int = T4_IODE
               f"normal-written, {span}, 1x1"),
         Point("seq_read", "sustain", {"rw": "read", **seq}, _mbps("read"),
               f"sustain, {seq_span >> 20} MiB span, 1 pass"),
-        Point("seq_write_after_slc", "sustain", {"rw": "write", **seq}, _mbps("write"),
-              f"sustain, {seq_span >> 20} MiB span, 1 pass"),
-        Point("rand_write_qd32_after_slc", "sustain", {"rw": "randwrite", **t4},
-              _iops("write"), f"sustain, {span}, {T4_JOBS}x{t4_iodepth}"),
+        Point("seq_write_after_slc", "sustain", {"rw": "write", **past_seq}, _mbps("write"),
+              f"sustain, {seq_span >> 20} MiB span{at}, 1 pass"),
+        Point("rand_write_qd32_after_slc", "sustain", {"rw": "randwrite", **past_t4},
+              _iops("write"), f"sustain, {span}{at}, {T4_JOBS}x{t4_iodepth}"),
     ]  # fmt: skip
     slc = cfg.get("slc", {})
     size, low = config_bytes(slc.get("size", 0)), config_bytes(slc.get("min_size", 0))

@@ -135,11 +135,27 @@ impl Ssd {
         match self.sched.policy {
             SchedPolicy::Fifo => dq.pick_fifo(|t| self.txns.get(t).seq),
             SchedPolicy::ReadFirst | SchedPolicy::AdaptiveDelay => dq.pick(
-                self.ftl.free_blocks(die) <= self.ftl.gc_threshold(),
+                self.ftl.free_blocks(die) <= self.ftl.gc_threshold() || self.slc_erase_urgent(die),
                 self.cfg.ftl.gc_pacing == GcPacing::Paced,
                 |t| self.txns.get(t).seq,
             ),
         }
+    }
+
+    /// Is the die's next erase that of a folded SLC block while its SLC area is at the
+    /// fold watermark (out of blocks it may open)? Folding was started to give the host
+    /// SLC room back, and the room is back only once the block is erased: behind a
+    /// stream of host programs the erase would otherwise wait for a gap that never
+    /// comes, and the die, still holding the block as its victim, would fold no more.
+    fn slc_erase_urgent(&self, die: u32) -> bool {
+        let Some(&t) = self.dq[die as usize].erases.front() else {
+            return false;
+        };
+        if !self.geo.is_slc_block(self.txns.get(t).block) {
+            return false;
+        }
+        let wm = self.cfg.slc.fold_watermark_blocks;
+        self.ftl.slc_usable_free_blocks_up_to(die, wm + 1) <= wm
     }
 
     /// A read was queued on `die` (`host`: for a host read command).
