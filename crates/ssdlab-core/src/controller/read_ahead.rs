@@ -116,12 +116,11 @@ impl ReadAhead {
         s.stamp = self.clock;
         s.run = s.run.saturating_add(1);
         s.next = s.next.max(end);
+        s.ahead = s.ahead.max(s.next);
         if s.run < self.trigger {
-            s.ahead = s.ahead.max(s.next);
             return None;
         }
         self.stats.sequential_reads += 1;
-        s.ahead = s.ahead.max(s.next);
         let a = self.align_units;
         let target = s
             .next

@@ -144,14 +144,7 @@ impl Ssd {
                 TxnKind::UserRead
             };
             if let Some(t) = open {
-                let tx = self.txns.get_mut(t);
-                if tx.kind == kind
-                    && tx.pun + tx.n == pun
-                    && tx.lpn + tx.n == lpn
-                    && self.geo.same_page(tx.pun, pun)
-                {
-                    tx.n += 1;
-                    tx.bytes += bytes;
+                if self.extend_read_txn(t, kind, pun, lpn, bytes) {
                     continue;
                 }
                 self.queue_user_read(t);
@@ -178,6 +171,31 @@ impl Ssd {
         } else {
             self.cmds.get_mut(cmd).pending = pending + waits;
         }
+    }
+
+    /// Add unit `lpn` (at physical `pun`, `bytes` of it wanted) to read transaction `t`
+    /// if it is the next unit of the same kind, logically and physically, on the same
+    /// page; returns whether it was added.
+    #[inline]
+    pub(super) fn extend_read_txn(
+        &mut self,
+        t: u32,
+        kind: TxnKind,
+        pun: u32,
+        lpn: u32,
+        bytes: u64,
+    ) -> bool {
+        let tx = self.txns.get_mut(t);
+        if tx.kind == kind
+            && tx.pun + tx.n == pun
+            && tx.lpn + tx.n == lpn
+            && self.geo.same_page(tx.pun, pun)
+        {
+            tx.n += 1;
+            tx.bytes += bytes;
+            return true;
+        }
+        false
     }
 
     /// A one-unit read transaction of physical unit `pun` (holding `lpn`).

@@ -127,10 +127,7 @@ impl Ssd {
             self.ftl.verify_translate(lpn, pun);
             let bytes = self.unit_bytes;
             if let Some(t) = open {
-                let tx = self.txns.get_mut(t);
-                if tx.pun + tx.n == pun && tx.lpn + tx.n == lpn && self.geo.same_page(tx.pun, pun) {
-                    tx.n += 1;
-                    tx.bytes += bytes;
+                if self.extend_read_txn(t, TxnKind::PrefetchRead, pun, lpn, bytes) {
                     continue;
                 }
                 self.read_ahead_send(t);
@@ -178,23 +175,23 @@ impl Ssd {
         };
         r.ra.landed(t);
         r.ra.stats.dropped += (n - filled) as u64;
-        if !r.waiters.iter().any(|w| w.lpn >= lpn && w.lpn - lpn < n) {
+        if !r.waiters.iter().any(|w| w.lpn.wrapping_sub(lpn) < n) {
             return;
         }
+        // Worked on outside the run; any waiter added meanwhile is kept below.
+        let mut waiters = std::mem::take(&mut r.waiters);
         let mut i = 0;
-        while i < self.read_ahead.as_ref().map_or(0, |r| r.waiters.len()) {
-            let w = self.read_ahead.as_ref().expect("read-ahead").waiters[i];
-            if w.lpn < lpn || w.lpn - lpn >= n {
+        while i < waiters.len() {
+            if waiters[i].lpn.wrapping_sub(lpn) < n {
+                let w = waiters.swap_remove(i);
+                self.read_ahead_serve(now, w);
+            } else {
                 i += 1;
-                continue;
             }
-            self.read_ahead
-                .as_mut()
-                .expect("read-ahead")
-                .waiters
-                .swap_remove(i);
-            self.read_ahead_serve(now, w);
         }
+        let r = self.read_ahead.as_mut().expect("read-ahead");
+        let added = std::mem::replace(&mut r.waiters, waiters);
+        r.waiters.extend(added);
     }
 
     /// Serve a host read unit that waited for its prefetch: from the read cache, or,
