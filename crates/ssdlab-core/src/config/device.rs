@@ -124,6 +124,9 @@ pub struct ControllerConfig {
     /// Optional ceiling of the host write data path (DMA engine / internal bus into the write buffer): host write data enters the buffer no faster than this, whatever the link allows. Unset: the link alone paces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_path: Option<Bandwidth>,
+    /// Largest part of a host write the controller pulls into the write buffer at once: a larger write takes its buffer room and pulls its data part by part, as room frees, and completes when its last part is buffered. Unset: one program of one die (`planes_per_die x pages_per_program x page_size`). A multiple of the mapping unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_chunk: Option<Size>,
 }
 
 /// Where the data of internal moves (GC relocations, SLC folds) is staged.
@@ -619,6 +622,15 @@ impl DeviceConfig {
             super::units::check_bandwidth("dram.bandwidth", self.dram.bandwidth.0, false)
         {
             errs.push(e);
+        }
+        if let Some(chunk) = self.controller.write_chunk {
+            let unit = self.ftl.mapping_unit.bytes();
+            if chunk.bytes() == 0 || unit == 0 || chunk.bytes() % unit != 0 {
+                errs.push(format!(
+                    "controller.write_chunk: {} must be a positive multiple of the mapping unit (ftl.mapping_unit = {})",
+                    chunk, self.ftl.mapping_unit
+                ));
+            }
         }
         if let Some(b) = self.controller.write_path {
             if let Err(e) = super::units::check_bandwidth("controller.write_path", b.0, false) {

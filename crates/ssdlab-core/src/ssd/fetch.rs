@@ -83,6 +83,9 @@ impl Ssd {
             }
             return;
         }
+        if self.write_part_done(cmd, data_ready) {
+            return; // a part of a larger write: its parent tells the host
+        }
         let mut at_host = self
             .pcie
             .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);

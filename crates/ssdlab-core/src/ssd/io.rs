@@ -263,6 +263,9 @@ impl Ssd {
     /// Take room in the write buffer and pull the data from the host; a host write
     /// first waits for room in the map's update journal, if that is full.
     pub(super) fn admit_write(&mut self, cmd: u32) {
+        if self.split_write(cmd) {
+            return; // its parts were admitted (write_split.rs)
+        }
         let c = *self.cmds.get(cmd);
         if c.origin == Origin::Host && c.job != super::map::INTERNAL_JOB && self.journal_holds(cmd)
         {

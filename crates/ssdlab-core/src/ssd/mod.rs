@@ -34,6 +34,7 @@ mod stats;
 mod system_hooks;
 #[cfg(test)]
 mod tests;
+mod write_split;
 
 use crate::config::{ConfigError, DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
@@ -178,6 +179,7 @@ pub struct Ssd {
     tiers: data_tiers::DataTiers,
     /// Read-ahead into the read cache (`read_cache.read_ahead`).
     read_ahead: Option<Box<read_ahead::ReadAheadRun>>,
+    split: write_split::WriteSplit,
     /// Scheduling policy, suspend and adaptive delay state.
     sched: sched::SchedState,
     /// Host commands outstanding, and the idle period they last ended.
@@ -381,6 +383,7 @@ impl Ssd {
             hmb_whole: hmb_whole::HmbWholeMap::new(&cfg),
             tiers: data_tiers::DataTiers::new(&cfg),
             read_ahead: read_ahead::ReadAheadRun::new(&cfg),
+            split: write_split::WriteSplit::new(&cfg, unit),
             host_inflight: 0,
             idle_gen: 0,
             host_idle: false,
