@@ -36,6 +36,24 @@ def test_sustained_write_runs_past_the_slc_cache():
     assert after["value"] < into["value"]
 
 
+def test_sustained_write_does_not_rewrite_the_cache_it_says_is_full():
+    # The 980 PRO 1 TB preset past its cache folds while it writes (fold_watermark_blocks =
+    # 1): every host byte is programmed once in SLC and once more in TLC on the same 32
+    # dies (4 planes x 16 KiB a program; SLC 200 us, TLC 450 us), so the host gets at most
+    # 1 / (1 / 10.5 + 1 / 4.66) = 3.2 GB/s. Written from LBA 0, the run rewrote the full
+    # cache's own data, the drive erased those SLC blocks and wrote into them with nothing
+    # to fold (3,704 MB/s here "after the SLC cache", against a rated 2,000).
+    (row,) = ssdlab.profile("seed000-dram-1tb", rows="seq_write_sustained", quick=True)
+    assert row["state"] == "full-slc-exhausted"
+    assert "after the SLC area" in row["method"]
+    program_bytes = 32 * 4 * 16384
+    slc_b_s, tlc_b_s = program_bytes / 200e-6, program_bytes / 450e-6
+    fold_bound_mb_s = 1 / (1 / slc_b_s + 1 / tlc_b_s) / 1e6
+    assert row["value"] < fold_bound_mb_s
+    assert profiling.past_slc_offset(114 * 10**9, 10**12, 2 << 30) == 114 * 10**9 >> 20 << 20
+    assert profiling.past_slc_offset(8 << 30, 9 << 30, 2 << 30) == 7 << 30  # moved back to fit
+
+
 def test_cli_puts_devices_side_by_side_with_the_method(tmp_path, capsys):
     out = tmp_path / "p.json"
     assert main(["profile", "--device", "tiny-test,dramless-ssd", "--rows", ROWS, "--quick",

@@ -17,8 +17,10 @@ Rows (each states its method in the table and in ``method``):
 Reads run on a ``full`` drive (every LBA written, so reads find data, as on a drive
 under test); writes on a ``fresh`` drive (empty, the SLC cache empty: where data sheets
 take their figures); the sustained write on ``full-slc-exhausted`` (``full`` for a
-drive without an SLC cache). Each row is one simulated run bounded by its number of
-I/Os (``--quick``: a quarter), from the same seed on every device.
+drive without an SLC cache), at the LBAs after the ones the full cache holds (from LBA 0 it
+would rewrite the cache's data and free it: :func:`past_slc_offset`). Each row is one
+simulated run bounded by its number of I/Os (``--quick``: a quarter), from the same seed on
+every device.
 
 Simplifications: a row is a fixed number of I/Os, not a time (CDM runs 5 s, data
 sheets say little); the QD1 and CDM spans start at LBA 0; a figure is the whole run's
@@ -58,7 +60,8 @@ ROWS: tuple[Row, ...] = (
         "128 KiB, QD32, 1 thread, sequential, empty drive (into the SLC cache)", 16384),
     Row("seq_write_sustained", "Sequential write after SLC cache", "MB/s", "write",
         {"rw": "write", "bs": "128KiB", "iodepth": 32}, "full-slc-exhausted",
-        "128 KiB, QD32, 1 thread, sequential, SLC cache full (state full-slc-exhausted)",
+        "128 KiB, QD32, 1 thread, sequential, SLC cache full (state full-slc-exhausted), "
+        "at the LBAs after the SLC area's size",
         16384),
     Row("slc_cache_size", "SLC cache, written at SLC speed", "GB", "write",
         {"rw": "write", "bs": "128KiB", "iodepth": 32}, "fresh",
@@ -132,6 +135,15 @@ _UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
           "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}  # fmt: skip
 
 
+def past_slc_offset(slc_bytes: int, capacity_bytes: int, run_bytes: int) -> int:
+    """Where the sustained write starts: right after the LBAs a full SLC cache holds (the
+    first ``slc_bytes``), 1 MiB aligned, moved back as far as the run needs to fit the
+    drive. Written from LBA 0 it would rewrite the cache's own data, whose blocks the drive
+    can then erase and write into at SLC speed: not a rate after the cache."""
+    mib = 1 << 20
+    return max(0, min(slc_bytes, capacity_bytes - run_bytes)) // mib * mib
+
+
 def _drive(device: Any, set: Any) -> tuple[int, int]:
     """(SLC area in bytes, 0 without one; user capacity in bytes)."""
     import re
@@ -200,6 +212,8 @@ def profile(
             else:
                 n = max(1, r.ios // 4) if quick else r.ios
                 wl = dict(r.workload, number_ios=n)
+                if state == "full-slc-exhausted":
+                    wl["offset"] = f"{past_slc_offset(slc, cap, n * 128 * 1024)}B"
             if state != r.state:
                 note = " (no SLC cache: state full)"
             if wl.get("size") == GIB and cap < 1 << 30:
