@@ -282,6 +282,55 @@ fn full_slc_exhausted_leaves_no_slc_room() {
     assert_eq!(f(&r["device"]["oracle"]["mismatches"]), 0.0);
 }
 
+/// Mean QD1 4 KiB random-read latency (ns) over the GiB at `offset` of a
+/// `full-slc-exhausted` drive.
+fn qd1_read_ns(d: &ssdlab_core::DeviceConfig, offset: u64) -> f64 {
+    let wl = format!(
+        r#"{{"rw":"randread","bs":"4k","iodepth":1,"number_ios":2000,"offset":"{offset}B","size":"1GiB"}}"#
+    );
+    let r = simulate(d, &wl, DriveState::FullSlcExhausted, 1, false);
+    f(&r["read"]["clat_ns"]["mean"])
+}
+
+#[test]
+fn a_full_fill_leaves_its_last_units_in_slc_on_a_drive_that_folds_while_it_writes() {
+    // The 980 PRO 1 TB preset: SLC reads take 25 us, TLC ones 45 us, and a full drive
+    // keeps its 6 GB static SLC part. A sequential fill longer than the cache leaves in
+    // SLC what it wrote last on a drive that folds while the host writes (each new unit
+    // took the room a fold made), what it wrote first on one that folds only when idle
+    // (the rest went straight to TLC). Before, both kept the first units, so the
+    // seed's Aging sequential write (from LBA 0, on a full drive) rewrote the 980 PRO's
+    // SLC data and ran at 3,805 MB/s, against 2,000 rated after its cache.
+    let last_gib = |d: &ssdlab_core::DeviceConfig| d.capacity_bytes() - (1 << 30);
+    let folding = device("seed000-dram-1tb", &[]);
+    let idle = device("seed000-dram-1tb", &["slc.fold_watermark_blocks=0"]);
+    let (f_first, f_last) = (
+        qd1_read_ns(&folding, 0),
+        qd1_read_ns(&folding, last_gib(&folding)),
+    );
+    let (i_first, i_last) = (qd1_read_ns(&idle, 0), qd1_read_ns(&idle, last_gib(&idle)));
+    assert!(
+        f_first - f_last > 15_000.0,
+        "folding: first {f_first}, last {f_last}"
+    );
+    assert!(
+        i_last - i_first > 15_000.0,
+        "idle: first {i_first}, last {i_last}"
+    );
+    // The full drive's sequential write from LBA 0 is a write past the cache: at most
+    // what 32 dies give when every byte is programmed in SLC (200 us) and then folded
+    // into TLC (450 us), 4 planes x 16 KiB a program: 1 / (1/10.5 + 1/4.66) GB/s.
+    let seq = r#"{"rw":"write","bs":"128k","iodepth":32,"number_ios":16000}"#;
+    let r = simulate(&folding, seq, DriveState::FullSlcExhausted, 1, false);
+    let program = 32.0 * 4.0 * 16384.0;
+    let bound = 1.0 / (200e-6 / program + 450e-6 / program);
+    assert!(
+        f(&r["write"]["bw_bytes"]) < bound,
+        "{} >= {bound}",
+        r["write"]["bw_bytes"]
+    );
+}
+
 /// Free-space SLC on the tiny drive: one static SLC block per die (`slc.min_size`) and
 /// up to 12 per die in all (4.5 MiB), the 11 beyond the static one each borrowing a
 /// free native block while in use (native blocks: 40 - 1 static = 39 per die).

@@ -54,24 +54,25 @@ FIGURE_WHY: dict[str, str] = {
         "MB/s, +67 %)."
     ),
     "sw-high-sustain": (
-        "The model's Sustain starts with the whole SLC cache full of the first LBAs (114 GB on "
-        "the 980 PRO, 160 GB on the 980 at 1 TB), and the test rewrites those LBAs: each "
-        "drive folds and erases the cache's blocks as the host invalidates them (since "
-        "2026-11-29 a folded block's erase no longer waits behind host programs) and writes "
-        "into them again. The 980 PRO, its folds free in DRAM, gets back to 3,291 MB/s; the "
-        "980 folds through its 576 KiB SRAM and stays near its after-cache rate (557 MB/s): "
-        "+491 %. The seed's Sustain gap (+78..103 %) is its Normal gap (+68..71 %, writes "
-        "into SLC): its drives had SLC room when the test ran, which idle folding between the "
-        "preconditioning and the test, or a preconditioning of the static TurboWrite region "
-        "only, would give; the seed says neither how long it waited nor how much it wrote."
+        "The model's Sustain starts with the whole SLC cache full of the first LBAs (114 GB "
+        "on the 980 PRO, 160 GB on the 980 at 1 TB), and the test rewrites those LBAs: each "
+        "drive folds and erases the cache's blocks as the host invalidates them and writes "
+        "into them again. The 980 PRO, its folds free in DRAM and 32 dies (its 256 Gbit die, "
+        "since 2026-11-29), gets back to 3,805 MB/s; the 980 folds through its 576 KiB SRAM "
+        "and stays near its after-cache rate (564 MB/s): +575 %. The seed's Sustain gap "
+        "(+78..103 %) is its Normal gap (+68..71 %, writes into SLC): its drives had SLC room "
+        "when the test ran, which idle folding between the preconditioning and the test, or a "
+        "preconditioning of the static TurboWrite region only, would give; the seed says "
+        "neither how long it waited nor how much it wrote."
     ),
     "sw-high-aging": (
-        "A full drive past its cache, the test rewriting the LBAs the cache holds: the 980 "
-        "PRO folds and reuses those blocks and programs TLC (2,568 MB/s; its data sheet's "
-        "2,000 after TurboWrite, where the writes go to new LBAs); the 980 folds its SLC data "
-        "while the host writes, every folded page staged in the same SRAM that buffers host "
-        "writes (`controller.gc_staging = "
-        '"gather"`), which holds it near TechPowerUp\'s ~500 MB/s (471).'
+        "A full drive past its cache. Since 2026-11-29 a full fill leaves in SLC the LBAs it "
+        "wrote last on a drive that folds while the host writes (both presets), so the test "
+        "from LBA 0 writes past the cache: the 980 PRO folds one for one into TLC at 2,054 "
+        "MB/s (its data sheet: 2,000 after TurboWrite); the 980 folds its SLC data while the "
+        "host writes, every folded page staged in the same SRAM that buffers host writes "
+        "(`controller.gc_staging = 'gather'`), at 402 MB/s (TechPowerUp measured ~500 on an "
+        "empty drive)."
     ),
     "sr-high-normal": (
         "Both drives at their links (PCIe 4.0 x4 against 3.0 x4: +100 %; data sheets 7,000 "
@@ -113,16 +114,15 @@ FIGURE_WHY: dict[str, str] = {
     ),
     "rw1-high-aging": (
         "Both aged drives collect garbage while they write; the 980 also loads and writes "
-        "translation pages for the map entries GC moves (about 4.5 translation units written "
-        "per host write) and stages every GC page in its SRAM, which GC shares at its pace "
-        "(`controller.gc_buffer_share`). That SRAM is what bounds the aged 980: its 576 KiB "
-        "write buffer holds host writes, GC's gathered pages and map flushes while its dies "
-        "are 12-14 % busy (twice the buffer gives 5.6x the IOPS; 64 journal flush slots "
-        "instead of 16 change nothing). The model's aged 980 settles at ~2.6 K IOPS (WAF "
-        "5.2), 33x below its 980 PRO at every queue count, where the seed's is 12-18x at "
-        "1Q-8Q and 4.8x at Max-Q: the direction, a gap larger than the seed's, set by an "
-        "SRAM size that is assumed (2 MiB, the 980's is not published); no public figure "
-        "gives the 980's aged random writes."
+        "translation pages for the map entries GC moves and stages every GC page in its SRAM, "
+        "which GC shares at its pace (`controller.gc_buffer_share`). That SRAM is what bounds "
+        "the aged 980: its 576 KiB write buffer holds host writes, GC's gathered pages and "
+        "map flushes while its dies are 12-14 % busy (twice the buffer gives 5.6x the IOPS). "
+        "The model's aged 980 settles at ~2.6 K IOPS, 61x below its 980 PRO (160 K with 32 "
+        "dies, since 2026-11-29; 87 K with 16) at every queue count, where the seed's is "
+        "12-18x at 1Q-8Q and 4.8x at Max-Q: the direction, a gap larger than the seed's, set "
+        "by an SRAM size that is assumed (2 MiB, the 980's is not published); no public "
+        "figure gives the 980's aged random writes."
     ),
     "rw16-high-normal": (
         "Seed: on par (+0.32, +8.10 %). " + _SHEETS_RANDOM + "; " + _HOST + " (T16: 16 threads "
@@ -193,16 +193,19 @@ BULLET_WHY: dict[str, str] = {
     "rw16-dram-leads-aging": ("Figures rw16-high-aging: the direction, a larger gap."),
     "md-rr-low-dram-higher-aging": ("The DRAM drive leads by far more than 'a little': " + _SPAN),
     "md-rw1-low-dram-low-q": (
-        "Reproduced by an artifact of run length, not by a mechanism the seed names: at 500 "
-        "GB the 980 PRO's 1Q and 2Q points (244 K, 488 K, one and two firmware cores) end "
-        "before its 22 GB SLC cache fills, while from 4Q (975 K into SLC) the cache fills "
-        "within the run and the drive folds one for one (184 K); the 980 is flat (80 K, map "
-        "updates). Which regime the seed's IOmeter runs measured is not given."
+        "At 500 GB the 980 PRO's 1Q and 2Q points are bound by one and two firmware cores "
+        "(244 K, 488 K at 4.0 us a command) and end before its 22 GB SLC cache fills, while "
+        "from 4Q (975 K into SLC) the cache fills within the run and the drive folds one for "
+        "one (322 K with its 16 dies); the 980 is flat (80 K, map updates). So the gap is "
+        "largest at 2Q (+508 %) and smaller at 1Q (+204 %) than at Max-Q (+302 %); which "
+        "regime the seed's IOmeter runs measured is not given."
     ),
     "md-rw1-low-uniform-sustain": (
-        "In Sustain both drives write past their caches at every queue count, each bound by "
-        "folding one for one (980 PRO 188 K, 980 32 K), not by its firmware cores, so "
-        "neither depends on the queue count."
+        "In Sustain the 980 writes past its cache at every queue count, bound by folding one "
+        "for one through its SRAM (32 K, unsettled), so it does not depend on the queue "
+        "count; the 980 PRO 500 GB does at 1Q, where one firmware core bounds it (244 K at "
+        "4.0 us a command), below its folding rate from 2Q on (327 K with 16 dies): a 25 % "
+        "spread the seed does not show."
     ),
     "hs-sw-no-impact": (
         "Sequential writes touch one map segment per 4 MiB: the grant never binds."

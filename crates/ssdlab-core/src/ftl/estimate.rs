@@ -9,8 +9,8 @@
 //!   `full-slc-exhausted` the sequential fill is implicit, but the translation pages a
 //!   demand-paged map writes after it (their logical units at the end of the L2P map,
 //!   the translation blocks of each die in the P2L map) and the SLC fill (the first
-//!   logical units, the SLC blocks at the end of each die, the invalidated first rows
-//!   of each die) are stored; `normal-written` stores the workload's area unless it is
+//!   logical units, or the last ones on a drive that folds while the host writes, the
+//!   SLC blocks at the end of each die, the invalidated rows of each die) are stored; `normal-written` stores the workload's area unless it is
 //!   the whole drive; `steady` and `aging` store everything;
 //! - what the run can store: nothing for a workload that only reads; for writes and
 //!   trims at most `ENTRY_BYTES` per entry stored (the sparse overlay, then the copied
@@ -388,12 +388,26 @@ pub fn estimate(
             }
             let slc_units = slc_blocks * upb / geo.bits_per_cell.max(1) as u64;
             let first = (slc_units * dies).min(host);
-            c += chunks(0, first, l2p_len);
+            // A drive that folds while the host writes holds the fill's last units in
+            // SLC after a full fill (prep.rs), not its first ones.
+            let last = state == DriveState::FullSlcExhausted && dev.slc.fold_watermark_blocks > 0;
+            let (lo, hi) = if last {
+                (host - first, host)
+            } else {
+                (0, first)
+            };
+            c += chunks(lo, hi, l2p_len);
             oracle_bytes += 8 * first;
             let slc_start = geo.native_blocks_per_die as u64 * upb;
             c += die_chunks(&geo, slc_start, slc_start + slc_blocks * upb);
             if state == DriveState::FullSlcExhausted {
-                c += die_chunks(&geo, 0, first.div_ceil(dies) + upb);
+                let rows = first.div_ceil(dies) + upb;
+                let end = host.div_ceil(dies) + upb;
+                c += if last {
+                    die_chunks(&geo, end.saturating_sub(rows + upb), end)
+                } else {
+                    die_chunks(&geo, 0, rows)
+                };
             }
         }
         let written = fills_all || slc_fill || state == DriveState::NormalWritten;

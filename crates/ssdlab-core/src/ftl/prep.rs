@@ -26,8 +26,11 @@
 //! - `normal-written`: nothing written but the workload's read area, written once
 //!   sequentially (a variant of `normal` whose reads find data).
 //! - `full-slc-exhausted`: every logical unit written sequentially and the SLC area
-//!   full of the first ones (a sequential fill longer than the SLC area, with no
-//!   idle time to fold): for sequential tests on a full drive.
+//!   full of what a sequential fill longer than the SLC area, with no idle time, leaves
+//!   there: the first units on a drive that folds only when idle (the fill's rest went
+//!   straight to native blocks), the last ones on a drive that folds while the host
+//!   writes (`slc.fold_watermark_blocks > 0`: each new unit took the room a fold of an
+//!   older one made). For sequential tests on a full drive.
 //!
 //! Aged drives (`steady`, `aging`) end with their dies staggered over the GC cycle
 //! (`stagger_dies`), as dies that have run a long random write do: otherwise every
@@ -194,7 +197,12 @@ pub fn prepare_with_area(
             DriveState::Sustain | DriveState::Aging | DriveState::FullSlcExhausted
         )
     {
-        fill_slc(ftl, state == DriveState::Aging, seed);
+        let order = match state {
+            DriveState::Aging => SlcFill::Random,
+            DriveState::FullSlcExhausted if dev.slc.fold_watermark_blocks > 0 => SlcFill::Last,
+            _ => SlcFill::First,
+        };
+        fill_slc(ftl, order, seed);
         info.method = match state {
             DriveState::Aging => "proxy-or-direct+slc-fill",
             DriveState::FullSlcExhausted => "sequential-fill+slc-fill",
@@ -389,14 +397,29 @@ fn copy_on_die(ftl: &mut Ftl, die: u32, rng: &mut Rng) -> u64 {
     1
 }
 
-/// Fill the SLC area with host data: the first logical units in order (sustain) or
-/// random ones (aging), until no die has SLC room left.
-fn fill_slc(ftl: &mut Ftl, random: bool, seed: u64) {
+/// Which logical units the SLC fill writes: from the first up, from the last down, or
+/// at random.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlcFill {
+    First,
+    Last,
+    Random,
+}
+
+/// Fill the SLC area with host data: the first logical units in order (sustain, and
+/// full-slc-exhausted on a drive that folds only when idle), the last ones down
+/// (full-slc-exhausted on a drive that folds while the host writes) or random ones
+/// (aging), until no die has SLC room left.
+fn fill_slc(ftl: &mut Ftl, order: SlcFill, seed: u64) {
     let mut rng = Rng::derive(seed, 0x51C);
     let n = ftl.host_units;
     let mut lpn = 0u64;
     while ftl.slc_has_room() {
-        let l = if random { rng.below(n) } else { lpn % n };
+        let l = match order {
+            SlcFill::Random => rng.below(n),
+            SlcFill::First => lpn % n,
+            SlcFill::Last => n - 1 - lpn % n,
+        };
         lpn += 1;
         if let Some((_, Some(s))) = ftl.place_host(l as u32) {
             ftl.program_done(s);
