@@ -55,6 +55,10 @@ pub struct DeviceConfig {
     /// `power_loss` events; left out of a resolved config while at its defaults.
     #[serde(default, skip_serializing_if = "PowerLossConfig::is_default")]
     pub power_loss: PowerLossConfig,
+    /// A zoned namespace (NVMe ZNS): the drive's LBA space cut into zones written at
+    /// write pointers, mapped per zone (docs/zns-fdp.md); absent: a conventional drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zns: Option<crate::zns::ZnsConfig>,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -500,6 +504,9 @@ impl DeviceConfig {
     /// Host-visible capacity: native-mode flash less over-provisioning, in whole
     /// mapping units (SLC-cache blocks hold no capacity of their own).
     pub fn capacity_bytes(&self) -> u64 {
+        if let Some(Ok(l)) = crate::zns::layout_of(self) {
+            return l.namespace_bytes(); // a zoned namespace: its zones' LBA space
+        }
         let mu = self.ftl.mapping_unit.bytes();
         let native = self.raw_bytes() / self.nand.blocks_per_plane.max(1) as u64
             * self.native_blocks_per_die() as u64;
@@ -839,6 +846,11 @@ impl DeviceConfig {
         }
         if errs.is_empty() {
             self.validate_limits(&mut errs);
+        }
+        if errs.is_empty() {
+            if let Err(e) = crate::zns::validate_device(self) {
+                errs.push(e);
+            }
         }
         if errs.is_empty() {
             self.validate_map(&mut errs);

@@ -412,6 +412,10 @@ impl Ssd {
     }
 
     fn program_done(&mut self, t: u32) {
+        if self.zoned.is_some() {
+            self.zoned_program_done(t);
+            return;
+        }
         let tx = *self.txns.get(t);
         self.txns.remove(t);
         self.ftl.program_done(FullStripe {
@@ -463,6 +467,10 @@ impl Ssd {
     }
 
     fn erase_done(&mut self, t: u32) {
+        if self.zoned.is_some() {
+            self.zoned_erase_done(t);
+            return;
+        }
         let tx = *self.txns.get(t);
         self.txns.remove(t);
         self.ftl.erase_done(tx.block);

@@ -437,8 +437,11 @@ impl Ssd {
         if self.host_events.is_some() {
             self.host_events_complete(c.submit_ns, c.fetch_ns);
         }
+        let failed = self.zoned.is_some() && self.zoned_completed(cmd);
         let j = &mut self.jobs[c.job as usize];
-        if c.origin == Origin::HostFlush {
+        if failed {
+            // A zoned error: no data moved (counted in `device.zns.errors`).
+        } else if c.origin == Origin::HostFlush {
             if c.submit_ns >= j.measure_from && !j.sync.uncounted {
                 j.stats.sync.record(now - c.submit_ns, 0);
             }

@@ -36,6 +36,10 @@ impl Ssd {
             self.flush_ready(cmd);
             return;
         }
+        if self.zoned.is_some() {
+            self.zoned_cmd_ready(cmd);
+            return;
+        }
         match c.kind {
             OpKind::Read if self.map.is_some() || self.hmb_whole.is_some() => {
                 // Data found whole in the read cache needs no map entry.
@@ -309,8 +313,9 @@ impl Ssd {
     /// program.
     pub(super) fn try_buffer_room(&mut self, units: u64) -> bool {
         let (ftl, gather, map_room) = (&self.ftl, &self.gather, &self.map_stripe_room);
+        let zoned = self.zoned.as_ref().map_or(0, |z| z.partial_units());
         self.buffer
-            .try_reserve(units, || stranded_units(ftl, gather, map_room))
+            .try_reserve(units, || stranded_units(ftl, gather, map_room) + zoned)
     }
 
     /// Room was returned to the buffer: admit waiting writes in order (after the dies
@@ -343,6 +348,10 @@ impl Ssd {
     /// completes all the same, its data held in the buffer, and is placed in order
     /// once GC frees a block; until then reads of it are served from the buffer.
     pub(super) fn write_data_in(&mut self, cmd: u32) {
+        if self.zoned.is_some() {
+            self.zoned_data_in(cmd);
+            return;
+        }
         let stored = self.write_buffer_store(self.cmds.get(cmd).len);
         if self.alloc_waiters.is_empty() && self.place_write(cmd) {
             self.post_completion(cmd, stored);
@@ -428,6 +437,9 @@ impl Ssd {
         if tx.kind == TxnKind::RecoveryRead {
             self.recovery_read_done();
             return;
+        }
+        if self.zoned.is_some() {
+            self.zoned_sensed(t);
         }
         if self.ftl.verifying() {
             for i in 0..tx.n {

@@ -35,6 +35,10 @@ mod system_hooks;
 #[cfg(test)]
 mod tests;
 mod write_split;
+mod zoned;
+mod zoned_report;
+#[cfg(test)]
+mod zoned_tests;
 
 use crate::config::{ConfigError, DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
@@ -56,6 +60,7 @@ pub use report::Report;
 pub use session::Session;
 pub use session_async::{AsyncSession, Completion};
 pub use stats::DeviceStats;
+pub use zoned_report::ZnsStats;
 
 /// A host command in flight.
 #[derive(Clone, Copy, Debug)]
@@ -209,6 +214,8 @@ pub struct Ssd {
     power_cut: Option<Box<power_loss::PowerCut>>,
     /// Chips whose dies share one command interface (`nand.chip_interface = "one-command"`).
     chips: Option<chips::ChipGate>,
+    /// The zoned namespace (`[zns]`), which replaces the FTL's map (`zoned.rs`).
+    zoned: Option<Box<zoned::ZonedRun>>,
 }
 
 /// Flash-level counters.
@@ -266,9 +273,14 @@ impl Ssd {
         let unit = geo.unit_bytes;
         let bytes = crate::config::workload::jobs_area_bytes(&job_cfgs, capacity);
         let area = bytes.start / unit..bytes.end.div_ceil(unit);
-        let (ftl, prep) =
-            prep_cache::prepared(&cfg, opts.state, opts.seed, area, opts.verify, reuse_prep);
-        let map = map::MapState::new(&cfg, ftl.host_units());
+        // A zoned drive's FTL stays empty (its map is per zone, `zoned.rs`).
+        let zns = cfg.zns.is_some();
+        let ftl_state = if zns { DriveState::Fresh } else { opts.state };
+        let ftl_verify = opts.verify && !zns;
+        let (ftl, mut prep) =
+            prep_cache::prepared(&cfg, ftl_state, opts.seed, area, ftl_verify, reuse_prep);
+        prep.state = opts.state;
+        let map = map::MapState::new(&cfg, ftl.host_units()).filter(|_| !zns);
         let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
             .queues
@@ -328,7 +340,7 @@ impl Ssd {
         let mut groups: Vec<u32> = job_cfgs.iter().map(|w| w.group).collect();
         groups.sort_unstable();
         groups.dedup();
-        Ok(Ssd {
+        let mut ssd = Ssd {
             timing: Timing::new(&cfg),
             pcie: Pcie::new(&cfg),
             nvme: Nvme::new(&cfg, queues),
@@ -402,8 +414,15 @@ impl Ssd {
                 &cfg.scheduler,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
+            zoned: None,
             cfg,
-        })
+        };
+        if zns {
+            ssd.hmb_whole = None;
+            ssd.zoned_init(ssd.opts.state)
+                .map_err(|m| crate::config::err("run", m))?;
+        }
+        Ok(ssd)
     }
 
     pub fn now(&self) -> Ns {

@@ -242,6 +242,9 @@ impl Ssd {
             out[name] = all[name].clone();
         }
         out["device"] = serde_json::to_value(self.device_stats()).expect("device stats");
+        if let Some(z) = self.zoned_stats() {
+            out["device"]["zns"] = serde_json::to_value(z).expect("zns stats");
+        }
         out["prep"] = serde_json::to_value(&self.prep).expect("prep");
         out["config"] = serde_json::to_value(&self.cfg).expect("config");
         out["workload"] = serde_json::to_value(&self.workload).expect("workload");

@@ -61,6 +61,14 @@ pub struct AsyncSession {
 impl AsyncSession {
     /// Build and prepare the device (`opts.state` as for a run); no I/O is issued yet.
     pub fn new(cfg: DeviceConfig, opts: super::RunOptions) -> Result<AsyncSession, ConfigError> {
+        if cfg.zns.is_some() {
+            return Err(ConfigError {
+                source: format!("device '{}'", cfg.name),
+                message: "zns: a zoned drive cannot be served as a block device (NBD has no \
+                          zones: its writes would not follow the write pointers)"
+                    .into(),
+            });
+        }
         let w: WorkloadConfig = serde_json::from_str("{}").map_err(|e| ConfigError {
             source: "session".into(),
             message: e.to_string(),

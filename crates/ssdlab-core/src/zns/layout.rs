@@ -107,6 +107,37 @@ impl Layout {
         self.zones
     }
 
+    /// The namespace's LBA space: every zone's size (capacity and the rest), bytes.
+    pub fn namespace_bytes(&self) -> u64 {
+        self.zones * self.zone_lbas * self.lba_bytes
+    }
+
+    /// Bytes of one program unit (page size x planes x pages per program): what one
+    /// program operation on one die writes.
+    pub fn unit_bytes(&self) -> u64 {
+        self.page_bytes * self.planes * self.pages_per_program
+    }
+
+    /// Dies a zone is striped over.
+    pub fn width_dies(&self) -> u64 {
+        self.width
+    }
+
+    /// The erase blocks (die, block of the die) holding the first `written` bytes of
+    /// zone `zone`, in (die, block) order; one multi-plane erase each.
+    pub fn blocks_holding(&self, zone: u64, written: u64) -> Vec<(u32, u32)> {
+        let unit = self.unit_bytes();
+        let mut v: Vec<(u32, u32)> = (0..written.div_ceil(unit))
+            .map(|u| {
+                let p = self.page_at(zone, u * unit);
+                (p.die, p.block)
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Bytes of the per-zone map: a block base and a die group per zone (8 bytes).
     pub fn map_bytes(&self) -> u64 {
         self.zones * 8
