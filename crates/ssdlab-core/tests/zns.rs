@@ -292,3 +292,57 @@ fn bad_zns_sections_are_errors_naming_the_field() {
     let e = load(&["zns.zone_size_bytes=\"1MiB\"", "zns.zone_width_dies=3"]).unwrap_err();
     assert!(e.contains("zns.zone_width_dies"), "{e}");
 }
+
+/// fio's zbd jobs on a zoned drive use its zones: write pointers read from the drive
+/// (a full drive: every zone full, so writes reset zones first, on the drive), the
+/// drive's open-zone limit, and no zoned errors.
+#[test]
+fn fio_zbd_jobs_use_the_drives_own_zones() {
+    let dev = zoned(&["zns.max_open_zones=2"]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"write","bs":"128k","iodepth":4,"size":"4MiB",
+            "zoned":{"mode":"zbd","zone_size":"1MiB"}}"#,
+        DriveState::Full,
+    );
+    let z = zns(&r);
+    assert_eq!(z["errors_total"], 0, "{z}");
+    assert_eq!(z["resets"], 4, "{z}"); // each of the 4 zones reset before its rewrite
+    assert_eq!(z["erases"], 16, "{z}");
+    assert_eq!(r["jobs"][0]["zone_resets"], 4);
+    assert_eq!(f(&r["write"]["io_bytes"]), (4 << 20) as f64);
+    // Random writes with reset thresholds, then reads of what is there: no errors.
+    let r = simulate(
+        &dev,
+        r#"{"jobs":[
+            {"rw":"randwrite","bs":"16k","iodepth":8,"size":"8MiB","number_ios":3000,
+             "zoned":{"mode":"zbd","zone_size":"1MiB","zone_reset_threshold":0.5,
+                      "zone_reset_frequency":0.1},"group":0},
+            {"rw":"randread","bs":"16k","iodepth":8,"size":"8MiB","number_ios":1000,
+             "zoned":{"mode":"zbd","zone_size":"1MiB"},"group":1}]}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    assert_eq!(z["errors_total"], 0, "{z}");
+    assert!(f(&z["resets"]) > 10.0, "{z}");
+    assert!(f(&z["flash_reads"]) > 500.0, "{z}");
+    assert!(f(&z["open_zones"]) <= 2.0, "{z}");
+    oracle_clean(&r);
+    // A zonesize that is not the drive's is refused, as fio refuses it.
+    let jobs = load_jobs(
+        r#"{"rw":"write","bs":"128k","zoned":{"mode":"zbd","zone_size":"2MiB"}}"#,
+        &[],
+        dev.capacity_bytes(),
+    )
+    .unwrap();
+    let opts = RunOptions {
+        state: DriveState::Fresh,
+        seed: 1,
+        verify: false,
+    };
+    let e = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("zoned.zone_size"), "{e}");
+}

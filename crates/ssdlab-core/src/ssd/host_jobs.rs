@@ -270,6 +270,10 @@ impl Ssd {
         if io.len == 0 {
             return; // a zone mode's end of the job (workload/zbd.rs)
         }
+        if self.zoned.is_some() {
+            self.zoned_send_zbd_resets(job);
+        }
+        let j = &mut self.jobs[job as usize];
         if io.kind == crate::workload::OpKind::Write {
             j.sync.writes += 1;
             if j.readback.on {

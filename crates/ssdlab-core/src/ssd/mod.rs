@@ -265,6 +265,7 @@ impl Ssd {
         opts: RunOptions,
         reuse_prep: bool,
     ) -> Result<Self, ConfigError> {
+        let job_cfgs = zoned::fit_zbd_jobs(&cfg, job_cfgs)?;
         crate::config::check_run(&cfg, &job_cfgs)?;
         let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
@@ -421,6 +422,7 @@ impl Ssd {
             ssd.hmb_whole = None;
             ssd.zoned_init(ssd.opts.state)
                 .map_err(|m| crate::config::err("run", m))?;
+            ssd.zoned_bind_zbd();
         }
         Ok(ssd)
     }

@@ -85,6 +85,7 @@ impl Ssd {
             );
         }
         self.zbd = crate::workload::ZoneSet::for_jobs(&self.job_cfgs, capacity);
+        self.zoned_bind_zbd();
     }
 
     /// Every job's statistics merged, and the longest job runtime.

@@ -22,6 +22,12 @@
 //!   unprogrammed data from the buffer, and completes when the last erase ends. Writes
 //!   to the zone wait for those erases; a reset (or finish) waits for the writes to
 //!   the zone whose data is still on its way.
+//! - fio's `zonemode=zbd` jobs on a zoned drive use its zones (`fit_zbd_jobs`): the
+//!   drive's zone size (a different `zonesize` is an error, as in fio), capacity and
+//!   open-zone limit, write pointers read from the drive at the start, and every reset
+//!   a write needs sent as a Zone Reset just before it (fio resets synchronously; here
+//!   the write queues behind the reset in the drive, so it may take one more slot of
+//!   the job's iodepth while the reset runs).
 //! - Zone finish (`zone_send`, reached from the tests only so far): the write pointer
 //!   moves to the zone's capacity (ZNS 1.1, Finish Zone); a partly filled program unit
 //!   is padded and programmed; the command completes once that program is queued.
@@ -230,7 +236,82 @@ impl ZonedRun {
     }
 }
 
+/// fio's zbd jobs on a zoned drive use the drive's zones: the drive's zone capacity
+/// and open-zone limit (the job's `max_open_zones` at most the drive's, 0 taking it),
+/// and a `zonesize` that must be the drive's, as fio requires on a zoned device.
+pub(super) fn fit_zbd_jobs(
+    cfg: &crate::config::DeviceConfig,
+    mut jobs: Vec<crate::config::WorkloadConfig>,
+) -> Result<Vec<crate::config::WorkloadConfig>, crate::config::ConfigError> {
+    use crate::config::units::Bytes;
+    use crate::config::zoned_job::ZoneMode;
+    let Some(d) = &cfg.zns else {
+        return Ok(jobs);
+    };
+    for (i, w) in jobs.iter_mut().enumerate() {
+        let Some(z) = w.zoned.as_mut().filter(|z| z.mode == ZoneMode::Zbd) else {
+            continue;
+        };
+        let fail = |m: String| Err(crate::config::err(&format!("workload job {i}"), m));
+        if z.zone_size.bytes() != d.zone_size_bytes.bytes() {
+            return fail(format!(
+                "zoned.zone_size: {} does not match the zoned drive's zone size {} (fio \
+                 requires zonesize to be the device's on a zoned drive)",
+                z.zone_size, d.zone_size_bytes
+            ));
+        }
+        if z.zone_capacity
+            .is_some_and(|c| c.bytes() != d.capacity_bytes())
+        {
+            return fail(format!(
+                "zoned.zone_capacity: not allowed on a zoned drive, whose zones have \
+                 their own capacity ({})",
+                Bytes(d.capacity_bytes())
+            ));
+        }
+        z.zone_capacity = Some(Bytes(d.capacity_bytes()));
+        let dev = d.max_open_zones;
+        if dev > 0 && z.max_open_zones > dev {
+            return fail(format!(
+                "zoned.max_open_zones: {} is more than the zoned drive's {dev} (allowed: 0, \
+                 the drive's limit, to {dev})",
+                z.max_open_zones
+            ));
+        }
+        if z.max_open_zones == 0 {
+            z.max_open_zones = dev;
+        }
+    }
+    Ok(jobs)
+}
+
 impl Ssd {
+    /// fio's zones of the run's zbd jobs are the zoned drive's: their write pointers
+    /// from the drive, their resets sent to it.
+    pub(super) fn zoned_bind_zbd(&mut self) {
+        if let (Some(set), Some(z)) = (self.zbd.as_mut(), self.zoned.as_ref()) {
+            set.use_drive_zones(|start| {
+                let zd = z.ns.zone(start / (z.zone_lbas * z.lba_bytes));
+                (zd.wp - zd.start) * z.lba_bytes
+            });
+        }
+    }
+
+    /// Send the Zone Resets a zbd job's next write needs (`workload/zbd.rs`) before it.
+    pub(super) fn zoned_send_zbd_resets(&mut self, job: u32) {
+        let Some(starts) = self
+            .zbd
+            .as_mut()
+            .filter(|s| !s.pending_resets.is_empty())
+            .map(|s| std::mem::take(&mut s.pending_resets))
+        else {
+            return;
+        };
+        for start in starts {
+            self.zone_send(job, ZoneAction::Reset, start);
+        }
+    }
+
     /// Build the zoned drive's state for `state` (None on a conventional drive).
     pub(super) fn zoned_init(&mut self, state: DriveState) -> Result<(), String> {
         let total = self.geo.total_units();
@@ -291,8 +372,8 @@ impl Ssd {
         let z = self.zoned();
         let zone = slba / z.zone_lbas;
         if let Some(zr) = z.zones.get_mut(zone as usize) {
-            if zr.erasing > 0 {
-                zr.waiting.push(cmd); // the zone's reset is erasing it
+            if zr.erasing > 0 || !zr.waiting.is_empty() {
+                zr.waiting.push(cmd); // behind the zone's reset (erasing, or waiting)
                 return;
             }
         }
@@ -697,9 +778,8 @@ impl Ssd {
     }
 
     /// Submit a Zone Management Send `action` for the zone starting at byte `zslba` as
-    /// host job `job`'s command; returns the command. (Tests only for now: no workload
-    /// or session issues zone management yet.)
-    #[cfg(test)]
+    /// host job `job`'s command; returns the command. Management commands are not
+    /// I/O: they are left out of the job's statistics.
     pub(super) fn zone_send(&mut self, job: u32, action: ZoneAction, zslba: u64) -> u32 {
         use crate::workload::Io;
         let len = self.zoned().zone_lbas * self.zoned().lba_bytes;
@@ -713,14 +793,14 @@ impl Ssd {
         cmd
     }
 
-    /// The host sees `cmd`: was it a zoned command that failed (then it is not counted
-    /// in the job's I/O statistics)? Also forgets a management command.
+    /// The host sees `cmd`: was it a zoned command that failed, or a zone management
+    /// command (then it is not counted in the job's I/O statistics)?
     pub(super) fn zoned_completed(&mut self, cmd: u32) -> bool {
         let Some(z) = self.zoned.as_mut() else {
             return false;
         };
-        z.actions.remove(&cmd);
-        z.take_failed(cmd).is_some()
+        let action = z.actions.remove(&cmd).is_some();
+        z.take_failed(cmd).is_some() || action
     }
 }
 

@@ -51,6 +51,11 @@ pub struct ZoneSet {
     with_data: u64,
     /// fio's zone reset countdown (write_cnt), per drive.
     write_cnt: u32,
+    /// The drive is zoned: the zones are its own, so a reset a write needs is sent to
+    /// it (a Zone Reset before the write) rather than kept on the host side.
+    real: bool,
+    /// Starts (bytes) of the zones the next write's resets are for, to send first.
+    pub(crate) pending_resets: Vec<u64>,
 }
 
 /// fio's limit on zones a run keeps (a larger area needs larger zones).
@@ -81,7 +86,21 @@ impl ZoneSet {
             max_open: z.max_open_zones,
             with_data: 0,
             write_cnt: 0,
+            real: false,
+            pending_resets: Vec::new(),
         }))
+    }
+
+    /// The zones are a zoned drive's own: take each zone's written bytes from the
+    /// drive (`written(start)`, the zone at byte `start`), as fio reads a zoned
+    /// drive's write pointers when it starts, and send resets to the drive.
+    pub(crate) fn use_drive_zones(&mut self, written: impl Fn(u64) -> u64) {
+        self.real = true;
+        self.with_data = 0;
+        for z in 0..self.wp.len() {
+            self.wp[z] = written(self.zstart(z)).min(self.cap);
+            self.with_data += self.wp[z];
+        }
     }
 
     /// A set over [base, base + zones × zone size) for one job (tests).
@@ -357,6 +376,7 @@ impl ZoneEmu {
                 if len > self.zone_size {
                     return None; // fio: "I/O buflen exceeds zone size"
                 }
+                let resets = self.resets;
                 let mut z = zb;
                 if !self.try_open(set, z) {
                     z = self.open_zone_for(set, abs, min_bs)?;
@@ -372,6 +392,9 @@ impl ZoneEmu {
                 }
                 if set.wp[z] + min_bs > set.cap {
                     self.reset(set, z);
+                }
+                if set.real && self.resets > resets {
+                    set.pending_resets.push(set.zstart(z));
                 }
                 let off = set.zstart(z) + set.wp[z];
                 let l = len.min(set.cap - set.wp[z]) / min_bs * min_bs;
