@@ -25,6 +25,7 @@ REPORT_ONLY = ("capacity_bytes", "raw_bytes", "warnings", "derived")
 UNITS = {
     "Duration": "time; a unit is required (ns, us, ms, s)",
     "Size": "bytes; a unit is required (B, KiB, MiB, GiB, KB, MB, GB, TB)",
+    "Bytes": "bytes (a size such as \"1GiB\"; a bare number is bytes)",
     "Rate": "transfers/s (e.g. 800MT/s)",
     "Bandwidth": "bytes/s (e.g. 1GB/s, 985MB/s)",
     "PerPageType": "time, one value or one per page type (LSB, CSB, MSB, TSB)",
@@ -307,6 +308,16 @@ def _filled(text: str, message: str) -> str:
     return text.replace("{}", other.group(1) if other else "another field's value").strip()
 
 
+def _size_bytes(text: str) -> int:
+    """Bytes of a size string as the resolved config writes it ("16KiB", "4096B")."""
+    m = re.fullmatch(r"(\d+)\s*([KMGT]?i?B)", str(text).strip())
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    mult = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+            "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}  # fmt: skip
+    return int(m.group(1)) * mult[m.group(2)]
+
+
 def _minimal_device(structs: dict, top: list[dict]) -> dict:
     """client-tlc-dram's values for the required fields only."""
     from ssdlab import api
@@ -358,7 +369,11 @@ def generate(root: str | Path) -> str:
     from ssdlab import api
 
     src = Path(root) / "crates" / "ssdlab-core" / "src" / "config"
-    texts = {p.name: p.read_text() for p in sorted(src.glob("*.rs"))}
+    # The zoned namespace's section lives with its model (crates/ssdlab-core/src/zns/);
+    # first, so that the ranges' scan of string literals starts in step in its files.
+    zns = src.parent / "zns"
+    texts = {f"zns/{n}": (zns / n).read_text() for n in ("config.rs", "mod.rs")}
+    texts.update({p.name: p.read_text() for p in sorted(src.glob("*.rs"))})
     sources = "\n".join(texts.values())
     structs, enums = {}, {}
     for t in texts.values():
@@ -367,6 +382,13 @@ def generate(root: str | Path) -> str:
     top = structs["DeviceConfig"]
     # The power section is left out of a resolved config while disabled: resolve it on.
     resolved = api.validate({**_minimal_device(structs, top), "power": {"enabled": True}})
+    # `[zns]` is absent unless given: resolve it with zones one program unit a die wide.
+    n = resolved["nand"]
+    unit = _size_bytes(n["page_size"]) * n["planes_per_die"] * n["pages_per_program"]
+    zone = unit * n["channels"] * n["dies_per_channel"]
+    resolved["zns"] = api.validate(
+        {**_minimal_device(structs, top), "zns": {"zone_size_bytes": f"{zone}B"}}
+    )["zns"]
     out = [
         "# Device config reference",
         "",
@@ -379,14 +401,15 @@ def generate(root: str | Path) -> str:
         *REAL_DRIVE,
     ]
     for f in top:
-        if f["type"] not in structs:
+        ftype = re.sub(r"^Option<(?:\w+::)*(\w+)>$", r"\1", f["type"])
+        if ftype not in structs:
             continue
         sec = f["name"]
         out += ["", f"## [{sec}]", ""]
         if f["doc"]:
             out += [f["doc"], ""]
         out += ["| field | unit | default | range | meaning |", "|---|---|---|---|---|"]
-        for g in structs[f["type"]]:
+        for g in structs[ftype]:
             path = f"{sec}.{g['name']}"
             if g["required"]:
                 default = "*required*"

@@ -299,10 +299,15 @@ class Report:
 
         lines.extend(explain.trace_lines(d))
         ftl = dev.get("ftl", {})
-        if ftl:
-            lines.append(f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}")
-            lines.extend(explain.flash_lines(d))
-        lines.extend(explain.memory_lines(d))
+        if dev.get("zns"):
+            lines.extend(explain.zns_lines(d))  # a zoned drive: no page map, no GC
+        else:
+            if ftl:
+                lines.append(
+                    f"  ftl: {explain.waf_text(d)}  free blocks={ftl.get('free_blocks', 0):,}"
+                )
+                lines.extend(explain.flash_lines(d))
+            lines.extend(explain.memory_lines(d))
         lines.extend(explain.energy_lines(d))
         lines.extend(explain.host_event_lines(d))
         hmb = dev.get("hmb", {})

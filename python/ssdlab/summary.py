@@ -114,6 +114,47 @@ def memory_lines(d: dict[str, Any]) -> list[str]:
     return ["  memory: " + "  ".join(parts)] if parts else []
 
 
+ZNS_STATUS = {
+    "0x02": "Invalid Field",
+    "0x80": "LBA Out of Range",
+    "0xb8": "Zone Boundary Error",
+    "0xb9": "Zone Is Full",
+    "0xba": "Zone Is Read Only",
+    "0xbb": "Zone Is Offline",
+    "0xbc": "Zone Invalid Write",
+    "0xbd": "Too Many Active Zones",
+    "0xbe": "Too Many Open Zones",
+    "0xbf": "Invalid Zone State Transition",
+}
+
+
+def zns_lines(d: dict[str, Any]) -> list[str]:
+    """A zoned drive's lines (``device.zns``): zones by state, what was written, reset
+    and finished, the zoned errors by NVMe status, and the per-zone map's memory."""
+    z = d.get("device", {}).get("zns")
+    if not z:
+        return []
+    states = "  ".join(f"{k}={v:,}" for k, v in z.get("zones_by_state", {}).items())
+    errors = z.get("errors") or {}
+    err = (
+        "  ".join(f"{k} {ZNS_STATUS.get(k, '')}={v:,}" for k, v in errors.items())
+        if errors
+        else "none"
+    )
+    return [
+        f"  zns: {z.get('zones', 0):,} zones of {_mib(z.get('zone_size_bytes', 0))} "
+        f"(capacity {_mib(z.get('zone_capacity_bytes', 0))}, over "
+        f"{z.get('zone_width_dies', 0)} dies)  {states}",
+        f"  zns: host wrote {_mib(z.get('host_bytes_written', 0))}  resets={z.get('resets', 0):,} "
+        f"({_mib(z.get('reset_bytes', 0))})  finishes={z.get('finishes', 0):,}  "
+        f"programs={z.get('programs', 0):,} ({z.get('pad_programs', 0):,} padded)  "
+        f"erases={z.get('erases', 0):,}",
+        f"  zns errors: {err}",
+        f"  memory: per-zone map {z.get('map_bytes', 0):,} B (a page map of this namespace: "
+        f"{_mib(z.get('page_map_bytes', 0))})",
+    ]
+
+
 def flash_lines(d: dict[str, Any]) -> list[str]:
     dev = d.get("device", {})
     ftl, slc = dev.get("ftl", {}), dev.get("slc", {})

@@ -437,10 +437,12 @@ impl Ssd {
             },
             read_cache,
             write_buffer,
-            oracle: self.ftl.oracle().map(|(checked, mismatches)| OracleStats {
-                checked,
-                mismatches,
-            }),
+            oracle: self.ftl.oracle().or_else(|| self.zoned_oracle()).map(
+                |(checked, mismatches)| OracleStats {
+                    checked,
+                    mismatches,
+                },
+            ),
         }
     }
 }

@@ -236,7 +236,8 @@ impl ZonedRun {
     }
 }
 
-/// fio's zbd jobs on a zoned drive use the drive's zones: the drive's zone capacity
+/// The run's jobs on a zoned drive: no host events (not modelled with zones yet), and
+/// fio's zbd jobs use the drive's zones: the drive's zone capacity
 /// and open-zone limit (the job's `max_open_zones` at most the drive's, 0 taking it),
 /// and a `zonesize` that must be the drive's, as fio requires on a zoned device.
 pub(super) fn fit_zbd_jobs(
@@ -248,6 +249,13 @@ pub(super) fn fit_zbd_jobs(
     let Some(d) = &cfg.zns else {
         return Ok(jobs);
     };
+    if jobs.first().is_some_and(|w| !w.events.is_empty()) {
+        return Err(crate::config::err(
+            "workload",
+            "events: host events (resets, suspend, HMB loss, power loss) are not modelled on \
+             a zoned drive yet (allowed: none with [zns])",
+        ));
+    }
     for (i, w) in jobs.iter_mut().enumerate() {
         let Some(z) = w.zoned.as_mut().filter(|z| z.mode == ZoneMode::Zbd) else {
             continue;

@@ -39,9 +39,6 @@ pub struct ZnsStats {
     /// Commands that completed with a zoned status, by code ("0xbc": n).
     pub errors: BTreeMap<String, u64>,
     pub errors_total: u64,
-    /// The read oracle (`--verify`): reads checked against the last write, mismatches.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub oracle: Option<[u64; 2]>,
 }
 
 fn state_name(s: ZoneState) -> &'static str {
@@ -57,6 +54,13 @@ fn state_name(s: ZoneState) -> &'static str {
 }
 
 impl Ssd {
+    /// The zoned drive's read oracle (`--verify`): LBAs read and checked against their
+    /// last write, and mismatches (the report's `device.oracle`, as the FTL's).
+    pub(crate) fn zoned_oracle(&self) -> Option<(u64, u64)> {
+        let o = self.zoned.as_ref()?.oracle.as_ref()?;
+        Some((o.checked, o.mismatches))
+    }
+
     /// The report's `device.zns` block (None on a conventional drive).
     pub(crate) fn zoned_stats(&self) -> Option<ZnsStats> {
         let z = self.zoned.as_ref()?;
@@ -66,7 +70,6 @@ impl Ssd {
             *by_state.entry(state_name(z.ns.zone(i).state)).or_default() += 1;
         }
         let errors_total = z.c.errors.values().sum();
-        let o = z.oracle.as_ref();
         Some(ZnsStats {
             zones: z.ns.zone_count(),
             zone_size_bytes: cfg.zone_size_bytes.bytes(),
@@ -93,7 +96,6 @@ impl Ssd {
                 .map(|(k, v)| (format!("{k:#04x}"), *v))
                 .collect(),
             errors_total,
-            oracle: o.map(|o| [o.checked, o.mismatches]),
         })
     }
 }

@@ -79,7 +79,8 @@ fn state(ssd: &Ssd, zone: u64) -> ZoneState {
 }
 
 fn oracle(ssd: &Ssd) -> [u64; 2] {
-    ssd.zoned_stats().unwrap().oracle.unwrap()
+    let (checked, bad) = ssd.zoned_oracle().unwrap();
+    [checked, bad]
 }
 
 #[test]
@@ -250,7 +251,7 @@ fn the_oracle_holds_under_random_zoned_commands_at_queue_depth() {
         }
     }
     let st = ssd.zoned_stats().unwrap();
-    let [checked, bad] = st.oracle.unwrap();
+    let [checked, bad] = oracle(&ssd);
     assert_eq!(bad, 0, "{checked} LBAs checked");
     assert!(checked > 10_000 && st.flash_reads > 500, "{checked} {st:?}");
     assert!(

@@ -63,7 +63,7 @@ impl ZnsConfig {
         let lba = self.lba_bytes.bytes();
         if lba < 512 || !lba.is_power_of_two() || lba > 65536 {
             errs.push(format!(
-                "zns.lba_bytes: {} is not allowed (a power of two from 512 bytes to 64KiB)",
+                "zns.lba_bytes: {} is not allowed (allowed: a power of two from 512 bytes to 64KiB)",
                 self.lba_bytes
             ));
             return Err(errs.join("\n"));
@@ -71,37 +71,34 @@ impl ZnsConfig {
         let zs = self.zone_size_bytes.bytes();
         if zs == 0 || !zs.is_multiple_of(lba) {
             errs.push(format!(
-                "zns.zone_size_bytes: {} is not allowed (a positive multiple of lba_bytes {})",
+                "zns.zone_size_bytes: {} is not a multiple of lba_bytes {} (allowed: a positive multiple of lba_bytes)",
                 self.zone_size_bytes, self.lba_bytes
             ));
         }
         let cap = self.capacity_bytes();
         if cap == 0 || cap > zs || !cap.is_multiple_of(lba) {
             errs.push(format!(
-                "zns.zone_capacity_bytes: {} is not allowed (a multiple of lba_bytes, above \
-                 0, at most zone_size_bytes {})",
+                "zns.zone_capacity_bytes: {} with zone_size_bytes {} (allowed: a multiple of lba_bytes, above 0, at most zone_size_bytes)",
                 Bytes(cap),
                 self.zone_size_bytes
             ));
         }
         if self.zone_width_dies > dies {
             errs.push(format!(
-                "zns.zone_width_dies: {} is more than the drive's {dies} dies (allowed: 0, \
-                 every die, to {dies})",
+                "zns.zone_width_dies: {} is more than the drive's {dies} dies (allowed: 0 for every die, or a divisor of the drive's dies)",
                 self.zone_width_dies
             ));
         }
         if self.max_active_zones > 0 && self.max_open_zones > self.max_active_zones {
             errs.push(format!(
-                "zns.max_open_zones: {} is more than max_active_zones {} (open zones are \
-                 active zones)",
+                "zns.max_open_zones: {} is more than max_active_zones {}, and open zones are active zones (allowed: 0 for no limit, or up to max_active_zones)",
                 self.max_open_zones, self.max_active_zones
             ));
         }
         let zasl = self.zone_append_max_bytes.bytes();
         if !zasl.is_multiple_of(lba) {
             errs.push(format!(
-                "zns.zone_append_max_bytes: {} is not a multiple of lba_bytes {}",
+                "zns.zone_append_max_bytes: {} is not a multiple of lba_bytes {} (allowed: 0, or a multiple of lba_bytes)",
                 self.zone_append_max_bytes, self.lba_bytes
             ));
         }
@@ -109,8 +106,7 @@ impl ZnsConfig {
         let fg = self.zrwa_flush_bytes.bytes();
         if zrwa > 0 && (fg == 0 || !zrwa.is_multiple_of(fg) || !fg.is_multiple_of(lba)) {
             errs.push(format!(
-                "zns.zrwa_flush_bytes: {} is not allowed with zrwa_bytes {} (a multiple of \
-                 lba_bytes that divides zrwa_bytes)",
+                "zns.zrwa_flush_bytes: {} is not allowed with zrwa_bytes {} (allowed: a multiple of lba_bytes that divides zrwa_bytes)",
                 self.zrwa_flush_bytes, self.zrwa_bytes
             ));
         }

@@ -60,7 +60,7 @@ impl Layout {
         } as u64;
         if width == 0 || !(geo.dies as u64).is_multiple_of(width) {
             return Err(format!(
-                "zns.zone_width_dies: {width} does not divide the drive's {} dies",
+                "zns.zone_width_dies: {width} does not divide the drive's {} dies (allowed: 0 for every die, or a divisor of the drive's dies)",
                 geo.dies
             ));
         }
@@ -71,8 +71,7 @@ impl Layout {
         let zones = groups * (geo.blocks_per_plane as u64 / rows.max(1));
         if zones == 0 {
             return Err(format!(
-                "zns.zone_capacity_bytes: {} needs {rows} blocks per plane on each of {width} \
-                 dies; the drive has {} a plane",
+                "zns.zone_capacity_bytes: {} needs {rows} blocks per plane on each of {width} dies; the drive has {} a plane",
                 cfg.capacity_bytes(),
                 geo.blocks_per_plane
             ));
@@ -83,8 +82,7 @@ impl Layout {
             .is_multiple_of(unit.min(cfg.capacity_bytes()))
         {
             return Err(format!(
-                "zns.zone_capacity_bytes: {} is not a whole number of program units ({unit} \
-                 bytes: page size x planes x pages per program)",
+                "zns.zone_capacity_bytes: {} is not a whole number of program units ({unit} bytes: page size x planes x pages per program)",
                 cfg.capacity_bytes()
             ));
         }

@@ -72,15 +72,13 @@ pub fn validate_device(dev: &DeviceConfig) -> Result<(), String> {
     let unit = layout.unit_bytes();
     if z.lba_bytes.bytes() != dev.ftl.mapping_unit.bytes() {
         errs.push(format!(
-            "zns.lba_bytes: {} is not allowed on this drive (the simulated zoned drive's \
-             logical block is its mapping unit, ftl.mapping_unit = {})",
+            "zns.lba_bytes: {} is not allowed on this drive, whose mapping unit is {} (allowed: ftl.mapping_unit: the simulated zoned drive's logical block is its mapping unit)",
             z.lba_bytes, dev.ftl.mapping_unit
         ));
     }
     if !z.capacity_bytes().is_multiple_of(unit) {
         errs.push(format!(
-            "zns.zone_capacity_bytes: {} is not a whole number of the zone's program units \
-             ({unit} bytes = nand.page_size x planes_per_die x pages_per_program)",
+            "zns.zone_capacity_bytes: {} is not a whole number of the zone's program units of {unit} bytes (allowed: a multiple of the program unit, nand.page_size x planes_per_die x pages_per_program)",
             crate::config::units::Bytes(z.capacity_bytes())
         ));
     }
@@ -98,15 +96,13 @@ pub fn validate_device(dev: &DeviceConfig) -> Result<(), String> {
     }
     if dev.slc.size.bytes() > 0 {
         errs.push(format!(
-            "slc.size: {} is not allowed with [zns] (a zoned drive here has no SLC cache; \
-             allowed: 0)",
+            "slc.size: {} is not allowed with [zns] (a zoned drive here has no SLC cache; allowed: 0)",
             dev.slc.size
         ));
     }
     if dev.read_cache.size.bytes() > 0 {
         errs.push(format!(
-            "read_cache.size: {} is not allowed with [zns] (not modelled on a zoned drive; \
-             allowed: 0)",
+            "read_cache.size: {} is not allowed with [zns] (not modelled on a zoned drive; allowed: 0)",
             dev.read_cache.size
         ));
     }

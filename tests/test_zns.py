@@ -1,0 +1,89 @@
+"""A zoned drive (a device file's ``[zns]`` section, issue 27) from the command line,
+the Python API and ``ssdlab fio``: zoned I/O runs through the event loop, zoned errors
+reach the report and the summary, fio's zbd jobs use the drive's own zones, and bad
+sections are errors naming the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import ssdlab
+from ssdlab.cli import main
+from ssdlab.fio import load_jobfile, simulate_jobfile
+
+ZNS = '\n[zns]\nzone_size_bytes = "1MiB"\nmax_open_zones = 4\n'
+
+
+@pytest.fixture
+def zoned(tmp_path: Path) -> Path:
+    """tiny-test with 1 MiB zones over its 4 dies (32 zones)."""
+    text = ssdlab.preset_toml("tiny-test").replace('name = "tiny-test"', 'name = "tiny-zns"')
+    p = tmp_path / "tiny-zns.toml"
+    p.write_text(text + ZNS)
+    return p
+
+
+def test_cli_random_writes_get_the_zoned_error(zoned, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    args = ["run", "--device", str(zoned), "--rw", "randwrite", "--bs", "16k"]
+    args += ["--iodepth", "8", "--number_ios", "300", "--state", "fresh", "--json", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "zns errors: 0xbc Zone Invalid Write=" in text
+    z = json.loads(out.read_text())["device"]["zns"]
+    assert z["zones"] == 32
+    assert z["errors"]["0xbc"] > 250
+    assert z["errors_total"] + json.loads(out.read_text())["write"]["total_ios"] == 300
+
+
+def test_cli_sequential_write_fills_zones(zoned, capsys):
+    args = ["run", "--device", str(zoned), "--rw", "write", "--bs", "128k", "--iodepth", "8"]
+    args += ["--io_size", "4MiB", "--state", "fresh", "--verify"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "full=4" in text and "zns errors: none" in text
+    assert "per-zone map 256 B" in text
+
+
+def test_api_runs_a_zoned_device_and_reads_back(zoned):
+    wl = {
+        "jobs": [
+            {"rw": "write", "bs": "64k", "iodepth": 16, "size": "8MiB", "group": 0},
+            {"rw": "randread", "bs": "16k", "iodepth": 16, "size": "8MiB", "group": 1,
+             "number_ios": 1000},
+        ]
+    }  # fmt: skip
+    r = ssdlab.run(str(zoned), wl, state="fresh", verify=True)
+    z = r["device"]["zns"]
+    assert z["zones_by_state"]["full"] == 8
+    assert z["errors_total"] == 0
+    checked, bad = r["device"]["oracle"]["checked"], r["device"]["oracle"]["mismatches"]
+    assert checked > 0 and bad == 0
+    assert r["read"]["total_ios"] == 1000
+    # The same run twice: the same report (the simulator's determinism).
+    again = ssdlab.run(str(zoned), wl, state="fresh", verify=True)
+    assert again["device"]["zns"] == z and again["read"]["lat_ns"] == r["read"]["lat_ns"]
+
+
+def test_fio_zbd_job_uses_the_drives_zones(zoned, tmp_path):
+    job = tmp_path / "zbd.fio"
+    job.write_text(
+        "[w]\nrw=write\nbs=128k\niodepth=4\nzonemode=zbd\nzonesize=1m\nsize=4m\n"
+    )
+    _, report = simulate_jobfile(load_jobfile(job), str(zoned), state="full")
+    z = report["device"]["zns"]
+    assert z["errors_total"] == 0
+    assert z["resets"] == 4  # each full zone reset on the drive before its rewrite
+
+
+def test_bad_zns_sections_name_the_field(zoned, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(zoned.read_text().replace('zone_size_bytes = "1MiB"', 'zone_size = "1MiB"'))
+    with pytest.raises(Exception, match="zone_size"):
+        ssdlab.validate(str(bad))
+    bad.write_text(zoned.read_text() + 'zone_capacity_bytes = "40KiB"\n')
+    with pytest.raises(Exception, match=r"zns\.zone_capacity_bytes"):
+        ssdlab.validate(str(bad))
+    assert main(["validate", str(bad)]) == 2
