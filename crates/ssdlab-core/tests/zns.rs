@@ -154,8 +154,9 @@ fn a_zone_reset_costs_its_erases() {
 }
 
 /// Sequential zoned writes at QD32 never beat the slowest stage: the link, the channels
-/// (data-in of every program) or the dies (data-in then tPROG of a 32 KiB unit); with
-/// tPROG the bound, they run within 10 % of it.
+/// (data-in of every program) or the dies (data-in then tPROG of a 32 KiB unit), but for
+/// the write buffer's worth the host's last writes leave behind (they complete once
+/// buffered); with tPROG the bound, they run within 10 % of it.
 #[test]
 fn sequential_zoned_write_bandwidth_is_the_slowest_stage() {
     let dev = zoned(&[]);
@@ -172,8 +173,14 @@ fn sequential_zoned_write_bandwidth_is_the_slowest_stage() {
     let din = t.t_cmd + t.bus_ns(unit);
     let die = 4.0 * unit as f64 / ((din + dev.nand.t_prog.get(0)) as f64 / 1e9);
     let bound = pcie.min(chan).min(die);
+    let size = (24u64 << 20) as f64;
+    let buffered = dev.controller.write_buffer.bytes() as f64;
     let bw = f(&r["write"]["bw_bytes"]);
-    assert!(bw <= bound * 1.01, "{bw} B/s above the bound {bound}");
+    let ceiling = bound * (size + buffered) / size;
+    assert!(
+        bw <= ceiling,
+        "{bw} B/s above the bound {bound} (+ the buffer: {ceiling})"
+    );
     assert!(
         bw >= bound * 0.9,
         "{bw} B/s well below the die bound {bound}"
@@ -345,4 +352,35 @@ fn fio_zbd_jobs_use_the_drives_own_zones() {
         .unwrap()
         .to_string();
     assert!(e.contains("zoned.zone_size"), "{e}");
+}
+
+/// What is not modelled with zones is refused with a reason: serving the drive over NBD
+/// (no zones there), host events, and preparation states other than fresh and full.
+#[test]
+fn what_zones_do_not_model_is_refused() {
+    let dev = zoned(&[]);
+    let opts = |state| RunOptions {
+        state,
+        seed: 1,
+        verify: false,
+    };
+    let e = ssdlab_core::AsyncSession::new(dev.clone(), opts(DriveState::Fresh))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("zns") && e.contains("NBD"), "{e}");
+    let run = |wl: &str, state| {
+        let jobs = load_jobs(wl, &[], dev.capacity_bytes()).unwrap();
+        run_jobs(dev.clone(), jobs, opts(state), &mut |_| true)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let e = run(
+        r#"{"rw":"read","number_ios":10,"events":[{"at":"1ms","kind":"reset"}]}"#,
+        DriveState::Fresh,
+    );
+    assert!(e.contains("events") && e.contains("zoned"), "{e}");
+    let e = run(r#"{"rw":"read","number_ios":10}"#, DriveState::Steady);
+    assert!(e.contains("state") && e.contains("fresh, full"), "{e}");
 }
