@@ -39,6 +39,7 @@ mod zoned;
 mod zoned_report;
 #[cfg(test)]
 mod zoned_tests;
+mod zoned_zbd;
 
 use crate::config::{ConfigError, DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};
@@ -265,7 +266,7 @@ impl Ssd {
         opts: RunOptions,
         reuse_prep: bool,
     ) -> Result<Self, ConfigError> {
-        let job_cfgs = zoned::fit_zbd_jobs(&cfg, job_cfgs)?;
+        let job_cfgs = zoned_zbd::fit_zbd_jobs(&cfg, job_cfgs)?;
         crate::config::check_run(&cfg, &job_cfgs)?;
         let workload = job_cfgs[0].clone();
         let geo = Geometry::new(&cfg);
