@@ -14,7 +14,8 @@
 //! mapping unit, so no two parts share a unit (a partly covered first or last unit was
 //! read for its read-modify-write before the split); each part is a command of its own
 //! inside the drive (its own buffer store and placement), but the host sees one
-//! command: one completion entry, one latency. Parts are not re-split.
+//! command: one completion entry, one latency. Parts are not re-split. A zoned drive's
+//! writes are not split (ssd/zoned.rs takes a write at its zone's write pointer whole).
 
 use super::{map::NONE, Cmd, Origin, Ssd};
 use crate::config::DeviceConfig;
@@ -66,6 +67,7 @@ impl Ssd {
     pub(super) fn split_write(&mut self, cmd: u32) -> bool {
         let c = *self.cmds.get(cmd);
         if c.origin != Origin::Host
+            || self.zoned.is_some()
             || c.job == super::map::INTERNAL_JOB
             || self.split.parent(cmd) != NONE
         {
