@@ -78,16 +78,19 @@ impl Ssd {
         if n <= chunk {
             return false;
         }
+        // Every part is counted on the parent before the first is admitted.
+        let parts = n.div_ceil(chunk);
+        self.cmds.get_mut(cmd).pending = parts;
+        self.split.split_writes += 1;
+        self.split.parts += parts as u64;
         let ub = self.unit_bytes;
         let end = c.offset + c.len;
-        let mut parts = Vec::with_capacity(n.div_ceil(chunk) as usize);
         let mut start = c.offset;
-        let mut k = chunk;
-        while start < end {
-            let stop = if k >= n {
+        for k in 1..=parts {
+            let stop = if k == parts {
                 end
             } else {
-                (first as u64 + k as u64) * ub
+                (first as u64 + (k * chunk) as u64) * ub
             };
             let part = self.cmds.insert(Cmd {
                 offset: start,
@@ -97,15 +100,8 @@ impl Ssd {
                 ..c
             });
             self.split.set_parent(part, cmd);
-            parts.push(part);
-            start = stop;
-            k += chunk;
-        }
-        self.split.split_writes += 1;
-        self.split.parts += parts.len() as u64;
-        self.cmds.get_mut(cmd).pending = parts.len() as u32;
-        for part in parts {
             self.admit_write(part);
+            start = stop;
         }
         true
     }
