@@ -49,8 +49,9 @@ _SPAN = (
 FIGURE_WHY: dict[str, str] = {
     "sw-high-normal": (
         "Writes into the SLC cache: the 980 PRO's controller write path (5,000 MB/s on its data "
-        "sheet) against the 980's SRAM write buffer (576 KiB, what its 2 MiB SRAM leaves), "
-        "which holds each program's data until the program ends (data sheets: 5,000 / 3,000 "
+        "sheet) against the 980's SLC programs (200 us, from the 500 GB's 2,600 MB/s) through "
+        "its SRAM write buffer (768 KiB, what its 2 MiB SRAM leaves), which holds each "
+        "program's data until the program ends: 2,737 MB/s (data sheets: 5,000 / 3,000 "
         "MB/s, +67 %)."
     ),
     "sw-high-sustain": (
@@ -58,8 +59,9 @@ FIGURE_WHY: dict[str, str] = {
         "on the 980 PRO, 160 GB on the 980 at 1 TB), and the test rewrites those LBAs: each "
         "drive folds and erases the cache's blocks as the host invalidates them and writes "
         "into them again. The 980 PRO, its folds free in DRAM and 32 dies (its 256 Gbit die, "
-        "since 2026-11-29), gets back to 3,805 MB/s; the 980 folds through its 576 KiB SRAM "
-        "and stays near its after-cache rate (564 MB/s): +575 %. The seed's Sustain gap "
+        "since 2026-11-29), gets back to 3,805 MB/s; the 980 folds through its 768 KiB SRAM "
+        "buffer and stays near its after-cache rate (614-623 MB/s): +511..520 %. The seed's "
+        "Sustain gap "
         "(+78..103 %) is its Normal gap (+68..71 %, writes into SLC): its drives had SLC room "
         "when the test ran, which idle folding between the preconditioning and the test, or a "
         "preconditioning of the static TurboWrite region only, would give; the seed says "
@@ -116,13 +118,15 @@ FIGURE_WHY: dict[str, str] = {
         "Both aged drives collect garbage while they write; the 980 also loads and writes "
         "translation pages for the map entries GC moves and stages every GC page in its SRAM, "
         "which GC shares at its pace (`controller.gc_buffer_share`). That SRAM is what bounds "
-        "the aged 980: its 576 KiB write buffer holds host writes, GC's gathered pages and "
-        "map flushes while its dies are 12-14 % busy (twice the buffer gives 5.6x the IOPS). "
-        "The model's aged 980 settles at ~2.6 K IOPS, 61x below its 980 PRO (160 K with 32 "
-        "dies, since 2026-11-29; 87 K with 16) at every queue count, where the seed's is "
+        "the aged 980: its 768 KiB write buffer holds host writes, GC's gathered pages and "
+        "map flushes while its dies are about 10 % busy, caught in a wait (docs/seed000.md, "
+        "'why its 1 TB idles': map flushes wait for buffer room held by GC's partial stripes, "
+        "which wait for journal room only flushes make). The model's aged 980 settles at "
+        "2.8-2.9 K IOPS, 55-57x below its 980 PRO (160 K with 32 dies) at every queue count, "
+        "where the seed's is "
         "12-18x at 1Q-8Q and 4.8x at Max-Q: the direction, a gap larger than the seed's, set "
-        "by an SRAM size that is assumed (2 MiB, the 980's is not published); no public "
-        "figure gives the 980's aged random writes."
+        "by an SRAM size that is assumed (2 MiB, the 980's is not published) and by that "
+        "wait; no public figure gives the 980's aged random writes."
     ),
     "rw16-high-normal": (
         "Seed: on par (+0.32, +8.10 %). " + _SHEETS_RANDOM + "; " + _HOST + " (T16: 16 threads "
