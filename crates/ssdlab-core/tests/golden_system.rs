@@ -1,0 +1,225 @@
+//! Golden system reports: whole reports of system runs (hosts, NVMe-oF targets, a
+//! fabric, local and remote drives) kept in `tests/golden/system-*.json` and compared
+//! byte for byte (wall-clock fields left out), with the system loop on one thread and
+//! on several (`system::run_system_threads`): the parallel loop must give exactly the
+//! single-threaded report, whatever the number of threads.
+//!
+//! The cases cover each fabric preset (RDMA with in-capsule writes, TCP with R2T and
+//! data PDUs), several hosts and targets sharing ports and cores, the host interrupt
+//! chain (`host_irq_per_io`), jobs that name some drives (`filename`) and groups that
+//! run one after another, an idle drive, GC on aged drives with the read oracle, and a
+//! system of local drives only (no fabric: nothing is shared).
+//!
+//! Regenerate after a change that means to change results, saying why in the commit:
+//! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test golden_system`.
+
+use serde_json::Value;
+use ssdlab_core::config::load_jobs;
+use ssdlab_core::ftl::prep::DriveState;
+use ssdlab_core::system::{run_system, SystemConfig};
+use ssdlab_core::RunOptions;
+use std::path::PathBuf;
+
+struct Case {
+    name: &'static str,
+    system: &'static str,
+    workload: &'static str,
+    state: DriveState,
+    seed: u64,
+    verify: bool,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "system-rdma-randread",
+        system: r#"
+fabric = "rdma-kernel-2016"
+[[host]]
+name = "a"
+nic_ports = 2
+port_rate = "25Gb/s"
+cores = 4
+[[host]]
+name = "b"
+nic_ports = 2
+port_rate = "25Gb/s"
+cores = 4
+[[target]]
+name = "tgt"
+nic_ports = 2
+port_rate = "100Gb/s"
+cores = 6
+[[drive]]
+device = "tiny-test"
+count = 6
+target = "tgt"
+hosts = ["a", "b"]
+"#,
+        workload: r#"{"rw":"randread","bs":"4k","iodepth":16,"numjobs":2,"number_ios":3000}"#,
+        state: DriveState::Full,
+        seed: 1,
+        verify: false,
+    },
+    Case {
+        name: "system-tcp-mixed-steady-irq",
+        system: r#"
+fabric = "tcp-kernel"
+[[host]]
+name = "h"
+nic_ports = 1
+port_rate = "25Gb/s"
+cores = 2
+[[target]]
+name = "t0"
+nic_ports = 1
+port_rate = "25Gb/s"
+cores = 2
+[[target]]
+name = "t1"
+nic_ports = 2
+port_rate = "100Gb/s"
+cores = 3
+[[drive]]
+device = "tiny-test"
+count = 2
+target = "t0"
+host = "h"
+[[drive]]
+device = "tiny-test"
+name = "big"
+count = 2
+target = "t1"
+host = "h"
+"#,
+        workload: r#"{"jobs":[{"rw":"randrw","rwmixread":70,"bsrange":["4k","64k"],"iodepth":8,"number_ios":2500,"host_irq_per_io":"2us","queues":2,"queue_policy":"round-robin"}]}"#,
+        state: DriveState::Steady,
+        seed: 2,
+        verify: true,
+    },
+    Case {
+        name: "system-local-remote-jobs-groups",
+        system: r#"
+[fabric]
+preset = "rdma-spdk"
+switch_latency = "1us"
+[[host]]
+name = "a"
+nic_ports = 1
+port_rate = "10Gb/s"
+cores = 1
+[[host]]
+name = "b"
+nic_ports = 1
+port_rate = "40Gb/s"
+cores = 2
+[[target]]
+name = "tgt"
+nic_ports = 1
+port_rate = "10Gb/s"
+cores = 1
+[[drive]]
+device = "tiny-test"
+name = "l"
+count = 2
+host = "b"
+[[drive]]
+device = "tiny-test"
+name = "r"
+count = 3
+target = "tgt"
+hosts = ["a", "b"]
+[[drive]]
+device = "tiny-test"
+name = "idle"
+host = "b"
+"#,
+        workload: r#"{"jobs":[
+ {"name":"seq","group":0,"rw":"write","bs":"128k","iodepth":4,"number_ios":600,"filename":"l0:r0:r1","fsync":50},
+ {"name":"rand","group":0,"rw":"randread","bs":"4k","iodepth":8,"number_ios":2000,"filename":"r2"},
+ {"name":"after","group":1,"rw":"randrw","bs":"8k","iodepth":4,"number_ios":1500,"filename":"l0:l1:r0:r1:r2"}]}"#,
+        state: DriveState::Fresh,
+        seed: 3,
+        verify: true,
+    },
+    Case {
+        name: "system-local-only",
+        system: r#"
+[[host]]
+name = "h"
+[[drive]]
+device = "tiny-test"
+count = 3
+host = "h"
+"#,
+        workload: r#"{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":4000}"#,
+        state: DriveState::Steady,
+        seed: 4,
+        verify: false,
+    },
+];
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// The report without the fields that measure the host machine, not the model.
+fn strip_wall_clock(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !k.contains("wall_time"));
+            m.values_mut().for_each(strip_wall_clock);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
+        _ => {}
+    }
+}
+
+fn report(c: &Case) -> String {
+    let sys = SystemConfig::load(c.system, c.name, None).unwrap();
+    let jobs = load_jobs(c.workload, &[], 24 << 20).unwrap();
+    let opts = RunOptions {
+        state: c.state,
+        seed: c.seed,
+        verify: c.verify,
+    };
+    let mut r = run_system(sys, jobs, opts, &mut |_| true).unwrap().json;
+    assert!(r["stalled"].is_null(), "{}: {}", c.name, r["stalled"]);
+    strip_wall_clock(&mut r);
+    serde_json::to_string_pretty(&r).unwrap() + "\n"
+}
+
+/// Where two reports first differ (a line of each), for the failure message.
+fn first_line_difference(a: &str, b: &str) -> String {
+    a.lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| format!("line {}: {x:?} vs {y:?}", i + 1))
+        .unwrap_or_else(|| "one report is longer".into())
+}
+
+#[test]
+fn system_reports_match_the_golden_ones() {
+    let bless = std::env::var_os("SSDLAB_BLESS").is_some();
+    let mut failures = Vec::new();
+    for c in CASES {
+        let path = golden_dir().join(format!("{}.json", c.name));
+        let one = report(c);
+        if bless {
+            std::fs::write(&path, &one).unwrap();
+        } else {
+            let golden = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e} (bless with SSDLAB_BLESS=1)", path.display()));
+            if one != golden {
+                let actual = path.with_extension("actual.json");
+                std::fs::write(&actual, &one).unwrap();
+                failures.push(format!(
+                    "{} (1 thread) differs from golden: {}",
+                    c.name,
+                    first_line_difference(&golden, &one)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
