@@ -1,6 +1,7 @@
 """Seed 001's study (`ssdlab study nvmeof`) and the system features it rests on."""
 
 import csv
+import json
 import subprocess
 import sys
 
@@ -125,6 +126,73 @@ def test_jobs_name_their_drives(tmp_path):
     assert [d["read"]["total_ios"] for d in r["drives"]] == [500, 500, 500]
     with pytest.raises(ssdlab.ConfigError, match="filename 'drive9' names no drive"):
         _run(tmp_path, "s", text, {**wl["jobs"][0], "filename": "drive9"})
+
+
+def _no_wall_clock(v):
+    """A report without the fields that measure the machine (``*wall_time*``)."""
+    if isinstance(v, dict):
+        return {k: _no_wall_clock(x) for k, x in v.items() if "wall_time" not in k}
+    if isinstance(v, list):
+        return [_no_wall_clock(x) for x in v]
+    return v
+
+
+def test_threads_give_the_same_report(tmp_path):
+    # `ssdlab run --threads N` on a system: the same report, byte for byte, for every N
+    # (crates/ssdlab-core/tests/golden_system.rs checks more cases in Rust).
+    path = tmp_path / "sys.toml"
+    path.write_text(system_toml(5, "remote", device="tiny-test"))
+    reports = []
+    for threads in ("1", "2", "3"):
+        out = tmp_path / f"t{threads}.json"
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ssdlab",
+                "run",
+                "--device",
+                str(path),
+                "--rw",
+                "randrw",
+                "--bs",
+                "4k",
+                "--iodepth",
+                "8",
+                "--numjobs",
+                "2",
+                "--number_ios",
+                "1500",
+                "--state",
+                "steady",
+                "--threads",
+                threads,
+                "--json",
+                str(out),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert p.returncode == 0, p.stderr
+        reports.append(json.dumps(_no_wall_clock(json.loads(out.read_text())), indent=1))
+    assert reports[0] == reports[1] == reports[2]
+    assert json.loads(reports[0])["write"]["total_ios"] > 0
+    # The API takes the same argument; a bad count is a ConfigError naming it.
+    wl = {"rw": "randread", "bs": "4k", "iodepth": 4, "number_ios": 300}
+    one = _run(tmp_path, "a", path.read_text(), wl, threads=1)
+    two = _run(tmp_path, "b", path.read_text(), wl, threads=2)
+    assert _no_wall_clock(one) == _no_wall_clock(two)
+    with pytest.raises(ssdlab.ConfigError, match="threads"):
+        _run(tmp_path, "c", path.read_text(), wl, threads=0)
+    p = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "run", "--device", str(path), "--threads", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2 and "--threads" in p.stderr, p.stderr
 
 
 def test_fio_job_files_run_on_a_system(tmp_path):

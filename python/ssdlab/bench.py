@@ -105,8 +105,9 @@ QUICK_CASES = {
 }
 
 
-def run_child(name: str, quick: bool) -> dict[str, Any]:
-    """Run one case in this process and return its figures."""
+def run_child(name: str, quick: bool, threads: int | None = None) -> dict[str, Any]:
+    """Run one case in this process and return its figures (``threads``: a system
+    case's loop threads, None for the default)."""
     from ssdlab import api
 
     device, overrides, workload, state, _ = (QUICK_CASES if quick else CASES)[name]
@@ -132,7 +133,7 @@ def run_child(name: str, quick: bool) -> dict[str, Any]:
             path = os.path.join(d, "system.toml")
             with open(path, "w") as f:
                 f.write(system_toml(drives, "remote", device=device))
-            r = api.run(path, workload, state=state, seed=1)
+            r = api.run(path, workload, state=state, seed=1, threads=threads)
     else:
         r = api.run(device, workload, state=state, set=overrides, seed=1)
     d = r.to_dict()
@@ -193,6 +194,8 @@ def main(args) -> int:
         runs = []
         for _ in range(args.repeat):
             cmd = [sys.executable, "-m", "ssdlab.bench", name] + (["--quick"] if args.quick else [])
+            if getattr(args, "threads", None):
+                cmd += ["--threads", str(args.threads)]
             out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode != 0:
                 print(out.stderr, file=sys.stderr)
@@ -221,5 +224,7 @@ def main(args) -> int:
 
 
 if __name__ == "__main__":
-    # Child mode: python -m ssdlab.bench CASE [--quick]
-    print(json.dumps(run_child(sys.argv[1], "--quick" in sys.argv[2:])))
+    # Child mode: python -m ssdlab.bench CASE [--quick] [--threads N]
+    rest = sys.argv[2:]
+    n = int(rest[rest.index("--threads") + 1]) if "--threads" in rest else None
+    print(json.dumps(run_child(sys.argv[1], "--quick" in rest, n)))

@@ -154,7 +154,13 @@ def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -
     for dev in devices:
         label = compare.device_label(dev)
         reports[label] = api.run(
-            dev, workload, state=args.state, seed=args.seed, set=args.set, verify=args.verify
+            dev,
+            workload,
+            state=args.state,
+            seed=args.seed,
+            set=args.set,
+            verify=args.verify,
+            threads=args.threads,
         )
         print_warnings(reports[label])
     if args.json == "-":
@@ -206,6 +212,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         set=args.set,
         verify=args.verify,
         progress=not args.quiet and sys.stderr.isatty(),
+        threads=args.threads,
     )
     print_warnings(report)
     if args.json == "-":
@@ -334,6 +341,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.main(args)
 
 
+def _threads_arg(text: str) -> int:
+    """``--threads N``: a whole number from 1 to 1024."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 1024:
+        raise argparse.ArgumentTypeError(f"'{text}' is not allowed (a whole number from 1 to 1024)")
+    return n
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with the house error line: ``ssdlab: error: …`` and exit status 2."""
 
@@ -389,6 +407,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="check every read against the last write of its LBA (FTL oracle)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.add_argument(
+        "--threads",
+        type=_threads_arg,
+        metavar="N",
+        help="a system file's drives on N threads (default: one per core, at most one per "
+        "drive; 1 for a single drive); the report is the same for every N",
+    )
     add_max_memory_arg(p)
     p.set_defaults(func=cmd_run)
 
@@ -411,6 +436,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
     p.add_argument("--case", action="append", help="run only these cases (repeatable)")
     p.add_argument("--quick", action="store_true", help="tiny cases, for smoke tests")
+    p.add_argument(
+        "--threads",
+        type=_threads_arg,
+        metavar="N",
+        help="system cases' loop threads (default: one per core, at most one per drive)",
+    )
     p.add_argument("--json", metavar="FILE", help="write results as JSON")
     p.set_defaults(func=cmd_bench)
 

@@ -89,6 +89,38 @@ pub fn run_from_specs(
     max_memory: u64,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
+    run_from_specs_threads(
+        device,
+        device_overrides,
+        workload_json,
+        workload_overrides,
+        state,
+        seed,
+        verify,
+        reuse_prep,
+        max_memory,
+        0,
+        progress,
+    )
+}
+
+/// `run_from_specs` with a system's loop on `threads` threads (0: one per available
+/// core, at most one per drive; `system::run_system_threads`): the same report
+/// whatever the number. A single drive always runs on one thread.
+#[allow(clippy::too_many_arguments)] // one flat call for the bindings to forward to
+pub fn run_from_specs_threads(
+    device: &DeviceSpec,
+    device_overrides: &[String],
+    workload_json: &str,
+    workload_overrides: &[String],
+    state: &str,
+    seed: u64,
+    verify: bool,
+    reuse_prep: bool,
+    max_memory: u64,
+    threads: usize,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<Report, ConfigError> {
     if let DeviceSpec::Toml { origin, text } = device {
         if system::config_is_system(text) {
             return run_system_from_specs(
@@ -102,6 +134,7 @@ pub fn run_from_specs(
                 verify,
                 reuse_prep,
                 max_memory,
+                threads,
                 progress,
             );
         }
@@ -149,6 +182,7 @@ fn run_system_from_specs(
     verify: bool,
     reuse_prep: bool,
     max_memory: u64,
+    threads: usize,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Report, ConfigError> {
     let sys = load_system(origin, text, device_overrides)?;
@@ -164,7 +198,9 @@ fn run_system_from_specs(
         seed,
         verify,
     };
-    system::run_resolved(sys, drives, jobs, opts, reuse_prep, max_memory, progress)
+    system::run_resolved(
+        sys, drives, jobs, opts, reuse_prep, max_memory, threads, progress,
+    )
 }
 
 /// A system file (`[[drive]]` tables) resolved and checked, with `device_overrides`

@@ -16,7 +16,7 @@
 use serde_json::Value;
 use ssdlab_core::config::load_jobs;
 use ssdlab_core::ftl::prep::DriveState;
-use ssdlab_core::system::{run_system, SystemConfig};
+use ssdlab_core::system::{run_system_threads, SystemConfig};
 use ssdlab_core::RunOptions;
 use std::path::PathBuf;
 
@@ -174,7 +174,7 @@ fn strip_wall_clock(v: &mut Value) {
     }
 }
 
-fn report(c: &Case) -> String {
+fn report(c: &Case, threads: usize) -> String {
     let sys = SystemConfig::load(c.system, c.name, None).unwrap();
     let jobs = load_jobs(c.workload, &[], 24 << 20).unwrap();
     let opts = RunOptions {
@@ -182,7 +182,9 @@ fn report(c: &Case) -> String {
         seed: c.seed,
         verify: c.verify,
     };
-    let mut r = run_system(sys, jobs, opts, &mut |_| true).unwrap().json;
+    let mut r = run_system_threads(sys, jobs, opts, threads, &mut |_| true)
+        .unwrap()
+        .json;
     assert!(r["stalled"].is_null(), "{}: {}", c.name, r["stalled"]);
     strip_wall_clock(&mut r);
     serde_json::to_string_pretty(&r).unwrap() + "\n"
@@ -199,12 +201,12 @@ fn first_line_difference(a: &str, b: &str) -> String {
 }
 
 #[test]
-fn system_reports_match_the_golden_ones() {
+fn system_reports_match_the_golden_ones_on_every_thread_count() {
     let bless = std::env::var_os("SSDLAB_BLESS").is_some();
     let mut failures = Vec::new();
     for c in CASES {
         let path = golden_dir().join(format!("{}.json", c.name));
-        let one = report(c);
+        let one = report(c, 1);
         if bless {
             std::fs::write(&path, &one).unwrap();
         } else {
@@ -217,6 +219,16 @@ fn system_reports_match_the_golden_ones() {
                     "{} (1 thread) differs from golden: {}",
                     c.name,
                     first_line_difference(&golden, &one)
+                ));
+            }
+        }
+        for threads in [2, 3] {
+            let many = report(c, threads);
+            if many != one {
+                failures.push(format!(
+                    "{}: {threads} threads differ from 1: {}",
+                    c.name,
+                    first_line_difference(&one, &many)
                 ));
             }
         }

@@ -204,7 +204,7 @@ impl Progress {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=None))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, workload_json, workload_overrides, state, seed, verify=false, progress=false, reuse_prep=false, max_memory=None, threads=0))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -220,6 +220,7 @@ fn run(
     progress: bool,
     reuse_prep: bool,
     max_memory: Option<Bound<'_, PyAny>>,
+    threads: usize,
 ) -> PyResult<String> {
     guard("run", || {
         let max_memory = match &max_memory {
@@ -236,7 +237,7 @@ fn run(
                     shown: false,
                     enabled: progress,
                 };
-                let r = ssdlab_core::run_from_specs(
+                let r = ssdlab_core::run_from_specs_threads(
                     &spec,
                     &device_overrides,
                     &workload_json,
@@ -246,6 +247,7 @@ fn run(
                     verify,
                     reuse_prep,
                     max_memory,
+                    threads,
                     &mut |f| bar.update(f) && signals_ok(&sig),
                 );
                 bar.finish();

@@ -105,6 +105,26 @@ impl EventQueue {
         });
     }
 
+    /// Take the next sequence number without scheduling: the event is scheduled later
+    /// with it (`schedule_seq`) and pops exactly where `schedule` now would have put it
+    /// (a system's drive whose fabric call is resolved after a parallel window).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule `ev` at `at` with a sequence number from `reserve_seq`.
+    #[inline]
+    pub fn schedule_seq(&mut self, at: Ns, seq: u64, ev: Event) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        let at = at.max(self.now);
+        self.heap.push(Entry {
+            key: ((at as u128) << 64) | seq as u128,
+            ev,
+        });
+    }
+
     /// Time of the earliest pending event.
     /// When the next event is due (`Ns::MAX` when there is none).
     #[inline]
@@ -154,5 +174,11 @@ mod tests {
         assert_eq!(cmds, vec![2, 4, 1, 3]);
         assert_eq!(q.now(), 10);
         assert_eq!(q.processed(), 4);
+        // A reserved sequence number keeps its place among later ones.
+        let seq = q.reserve_seq();
+        q.schedule(20, Event::HostComplete { cmd: 6 });
+        q.schedule_seq(20, seq, Event::HostComplete { cmd: 5 });
+        assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 5 }));
+        assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 6 }));
     }
 }

@@ -86,19 +86,30 @@ impl Ssd {
         if self.write_part_done(cmd, data_ready) {
             return; // a part of a larger write: its parent tells the host
         }
-        let mut at_host = self
+        let at_host = self
             .pcie
             .send_up(data_ready.max(self.now()), crate::host::CQE_BYTES);
-        if let Some(r) = &self.remote {
+        if self.remote.is_some() {
             // The completion reached the target; back through the fabric to the host.
-            at_host = r.backward(at_host, c.kind, c.len);
+            self.remote_backward(cmd, c.sq, at_host, c.kind, c.len);
+            return;
         }
-        if let Some(free) = self.irq_free_at.get_mut(c.sq as usize) {
+        let seq = self.q.reserve_seq();
+        self.host_sees_completion(cmd, c.sq, at_host, seq);
+    }
+
+    /// The completion of `cmd` (queue `sq`) reached host memory at `at_host`: the
+    /// host sees it when the queue's interrupt handler has run (`seq`: the event's
+    /// queue sequence number, taken when the completion was posted).
+    pub(super) fn host_sees_completion(&mut self, cmd: u32, sq: u32, at_host: Ns, seq: u64) {
+        let mut at_host = at_host;
+        if let Some(free) = self.irq_free_at.get_mut(sq as usize) {
             // The queue's interrupt handler runs on its CPU, one completion at a time.
             let start = at_host.max(*free);
             *free = start + self.irq_per_io;
             at_host = *free;
         }
-        self.q.schedule(at_host, Event::HostComplete { cmd });
+        self.q
+            .schedule_seq(at_host, seq, Event::HostComplete { cmd });
     }
 }

@@ -410,10 +410,9 @@ impl Ssd {
             placed: 0,
             origin,
         });
-        if let Some(r) = &self.remote {
+        if self.remote.is_some() {
             // Through the fabric first: the target submits it when it arrives.
-            let at = r.forward(now, io.kind, io.len);
-            self.q.schedule(at, Event::TargetSubmit { cmd });
+            self.remote_forward(cmd, now, io.kind, io.len);
             return cmd;
         }
         self.queue_command(cmd);

@@ -12,6 +12,7 @@
 //! order on each host and target (static multipath); identical drives share one prepared drive copy-on-write.
 
 mod config;
+mod parallel;
 
 pub(crate) use config::DriveInstance;
 pub use config::{
@@ -21,6 +22,7 @@ pub use config::{
 use crate::config::units::Bytes as Size;
 use crate::config::{ConfigError, WorkloadConfig};
 use crate::fabric::{Fabric, Node, NodeStats, Path};
+use crate::sim::Ns;
 use crate::ssd::{RunOptions, Ssd};
 use crate::stats::{max_dirs, JobStats};
 use serde_json::{json, Value};
@@ -52,6 +54,8 @@ pub struct System {
     memory_limit: u64,
     /// The map memory seen when the run was stopped for `memory_limit`.
     memory_exceeded: Option<u64>,
+    /// Threads of the system loop (0: one per available core, at most one per drive).
+    threads: usize,
 }
 
 /// The seed of drive `i`'s jobs: drive 0 keeps the run's seed (a one-drive system runs
@@ -277,6 +281,7 @@ impl System {
             seed: opts.seed,
             memory_limit: 0,
             memory_exceeded: None,
+            threads: 0,
         })
     }
 
@@ -286,11 +291,72 @@ impl System {
     /// next event changes only when it handles one itself (shared resources are
     /// reserved, never scheduled into another drive), so popping the least key and
     /// pushing the drive back is the same order as scanning every drive.
+    ///
+    /// On several threads (`set_threads`) the drives run in parallel windows between
+    /// fabric calls (`parallel.rs`), with the same result.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
+        for d in self.drives.iter_mut() {
+            if let Some(ssd) = &mut d.ssd {
+                d.active = ssd.begin_run();
+            }
+        }
+        let threads = self.threads();
+        let lookahead = match &self.fabric {
+            Some(f) => parallel::lookahead_ns(&f.lock().unwrap_or_else(|e| e.into_inner())),
+            None => Ns::MAX,
+        };
+        if threads > 1 && lookahead > 0 {
+            let limit = self.memory_limit;
+            let mut exceeded = None;
+            let mut windows = 0u32;
+            let outcome = parallel::run(
+                &mut self.drives,
+                self.fabric.as_deref(),
+                lookahead,
+                threads,
+                &mut |done| {
+                    if limit > 0 {
+                        let now = crate::ftl::map_array::allocated_bytes();
+                        if now > limit {
+                            exceeded = Some(now);
+                            return true;
+                        }
+                    }
+                    windows = windows.wrapping_add(1);
+                    windows.is_multiple_of(64) && !progress(done)
+                },
+            );
+            self.memory_exceeded = exceeded;
+            if matches!(outcome, parallel::Outcome::Finished) {
+                return;
+            }
+        }
+        self.run_serial(progress);
+    }
+
+    /// Threads the loop runs on: as set (`set_threads`), else one per available core,
+    /// at most one per drive that runs jobs.
+    pub fn threads(&self) -> usize {
+        let busy = self.drives.iter().filter(|d| d.ssd.is_some()).count();
+        let n = if self.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            self.threads
+        };
+        n.min(busy).max(1)
+    }
+
+    /// Run the system loop on `threads` threads (0: one per available core); the
+    /// report does not depend on it.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
+    }
+
+    /// The single-threaded loop, from wherever the drives are (their jobs begun).
+    fn run_serial(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
         let mut ready = BinaryHeap::new();
         for (i, d) in self.drives.iter_mut().enumerate() {
             if let Some(ssd) = &mut d.ssd {
-                d.active = ssd.begin_run();
                 if d.active > 0 {
                     ready.push(Reverse((ssd.next_event_ns(), i)));
                 }
@@ -480,7 +546,8 @@ fn node_stats(st: &NodeStats, cores: u32, sim_ns: u64) -> Value {
     })
 }
 
-/// Build and run a system; the report as `run_jobs` gives one.
+/// Build and run a system; the report as `run_jobs` gives one. The loop runs on one
+/// thread per available core, at most one per drive (`run_system_threads`).
 pub fn run_system(
     cfg: SystemConfig,
     jobs: Vec<WorkloadConfig>,
@@ -488,6 +555,19 @@ pub fn run_system(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
     run_system_reusing(cfg, jobs, opts, false, progress)
+}
+
+/// `run_system` with the loop on `threads` threads (0: one per available core; at
+/// most one per drive): the same report whatever the number.
+pub fn run_system_threads(
+    cfg: SystemConfig,
+    jobs: Vec<WorkloadConfig>,
+    opts: RunOptions,
+    threads: usize,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<crate::Report, ConfigError> {
+    let drives = cfg.drives()?;
+    run_resolved(cfg, drives, jobs, opts, false, 0, threads, progress)
 }
 
 /// `run_system`; `reuse_prep` as in `System::build_reusing`.
@@ -499,14 +579,16 @@ pub fn run_system_reusing(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
     let drives = cfg.drives()?;
-    run_resolved(cfg, drives, jobs, opts, reuse_prep, 0, progress)
+    run_resolved(cfg, drives, jobs, opts, reuse_prep, 0, 0, progress)
 }
 
 /// `run_system_reusing` with the drives already resolved and a memory limit
 /// (`max_memory` bytes, 0 = none; one budget per process, as for one drive): the
 /// run is refused before anything is allocated when its prepared drives alone exceed
 /// it, and stopped with an error when the maps its writes copy grow past it
-/// (checked every 64 events).
+/// (checked every 64 events, or after every parallel window); `threads` as in
+/// `run_system_threads`.
+#[allow(clippy::too_many_arguments)] // the flat call `run_from_specs` forwards to
 pub(crate) fn run_resolved(
     cfg: SystemConfig,
     drives: Vec<DriveInstance>,
@@ -514,6 +596,7 @@ pub(crate) fn run_resolved(
     opts: RunOptions,
     reuse_prep: bool,
     max_memory: u64,
+    threads: usize,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
     use crate::config::limits;
@@ -535,6 +618,7 @@ pub(crate) fn run_resolved(
     let t0 = std::time::Instant::now();
     let mut sys = System::build_from(cfg, drives, &jobs, opts, reuse_prep)?;
     sys.memory_limit = max_memory;
+    sys.set_threads(threads);
     let t1 = std::time::Instant::now();
     sys.run(progress);
     if let Some(now) = sys.memory_exceeded {

@@ -1,0 +1,368 @@
+//! The system loop on several threads: a conservative (lookahead) parallel
+//! discrete-event loop that gives exactly the single-threaded loop's result.
+//!
+//! Drives meet only in the fabric (`Fabric::forward` when a host issues a command to a
+//! drive behind a target, `Fabric::backward` when the drive's completion goes back):
+//! the ports, switch and cores of hosts and targets are shared, and what a call
+//! answers depends on every call made before it. Nothing else is shared while the
+//! drives run (a local drive's host side is its own: `host_irq_per_io`), so between
+//! fabric calls the drives are independent.
+//!
+//! Every answer lies at least the fabric's lookahead after the call (`lookahead_ns`:
+//! the CPU costs of both ends, two NIC traversals and the switch), and a call is never
+//! made for a time before the event that makes it. The loop runs in windows. In a
+//! window each drive handles its own events on its thread (drive `i` on thread
+//! `i % threads`) and *records* its fabric calls instead of making them
+//! (`Ssd::defer_fabric_calls`), taking the queue sequence number the answer's event
+//! would have had; it stops when its next event reaches its horizon: the lookahead
+//! after its first call not answered yet (the earliest that answer can come), or the
+//! window's bound. Between windows one thread finds the frontier, the earliest time
+//! any running drive can still make a call (its next event, or the lookahead after its
+//! first unanswered call), and makes every recorded call made before the frontier on
+//! the fabric, in the single-threaded loop's order: event time, then drive index, then
+//! the order one drive made them (that loop handles the earliest event of any drive,
+//! ties to the lower drive index). No call can come before those any more, so each
+//! sees the fabric state it would have seen on one thread; calls at or after the
+//! frontier wait for a later window. Each drive then schedules the answers' events
+//! with their reserved sequence numbers (a completion through its queue's interrupt
+//! handler, in the order posted), so every event pops where it would have on one
+//! thread: the report is byte-identical for any number of threads
+//! (`tests/golden_system.rs`). When the drives are busy every drive calls within a
+//! lookahead of the frontier and a window is about one lookahead long; when they are
+//! sparse a drive runs on to its next call.
+//!
+//! Simplifies (costs time, not results): windows end at most `MAX_WINDOW_NS` after the
+//! frontier (a system without a fabric has no lookahead; the bound keeps the progress
+//! and memory checks regular); the thread that makes the calls does so alone, the
+//! others waiting (a target's cores and each port are one FIFO: the calls cannot be
+//! split without changing their order, hence the result); drives are dealt to threads
+//! by index, not by load; when every running drive's queue is empty at once (jobs
+//! waiting for write-buffer room, or a stall) the run finishes on the single-threaded
+//! loop, which handles that case. The memory limit is checked after every window
+//! (every 64 events on one thread): a run stopped for it reports the memory it saw,
+//! which can differ with the number of threads.
+
+use super::Member;
+use crate::fabric::Fabric;
+use crate::sim::Ns;
+use crate::ssd::Ssd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// Longest window: the progress callback and the memory limit are looked at between
+/// windows, so a system without a fabric (unlimited lookahead) still stops for them.
+const MAX_WINDOW_NS: Ns = 1_000_000;
+
+/// The least time any fabric call's answer lies after its argument (0: no lookahead,
+/// the loop cannot run drives in parallel).
+pub(super) fn lookahead_ns(f: &Fabric) -> Ns {
+    let c = &f.cfg;
+    let wire = 2 * c.nic_latency.ns() + c.switch_latency.ns();
+    let forward = c.host_submit.ns() + c.target_command.ns();
+    let backward = c.target_complete.ns() + c.host_complete.ns();
+    wire + forward.min(backward)
+}
+
+/// How the parallel loop ended.
+pub(super) enum Outcome {
+    /// Every drive is done, or the run was stopped (progress or memory).
+    Finished,
+    /// Every running drive's queue is empty: the single-threaded loop goes on.
+    Serial,
+}
+
+/// How long a thread waiting at a barrier spins before it sleeps.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// A barrier that spins a little (`SPIN`) before it sleeps: a window takes tens of
+/// microseconds, about what waking a sleeping thread costs.
+struct Gate {
+    parties: usize,
+    arrived: AtomicUsize,
+    generation: AtomicU64,
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Gate {
+    fn new(parties: usize) -> Self {
+        Gate {
+            parties,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicU64::new(0),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// Wait until every party has arrived. Everything a party wrote before it arrived
+    /// is visible to every party after.
+    fn wait(&self) {
+        let gen = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            if self.sleepers.load(Ordering::SeqCst) > 0 {
+                let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                self.wake.notify_all();
+            }
+            return;
+        }
+        let give_up = std::time::Instant::now() + SPIN;
+        let mut i = 0u32;
+        while self.generation.load(Ordering::Acquire) == gen {
+            i = i.wrapping_add(1);
+            if i.is_multiple_of(64) && std::time::Instant::now() >= give_up {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        if self.generation.load(Ordering::Acquire) != gen {
+            return;
+        }
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        while self.generation.load(Ordering::SeqCst) == gen {
+            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One running drive as the threads share it.
+struct Slot<'a> {
+    ssd: &'a mut Ssd,
+    active: &'a mut usize,
+}
+
+/// What the threads share: the drives, the window's bound and the two barriers.
+struct Shared<'a> {
+    slots: Vec<Mutex<Slot<'a>>>,
+    threads: usize,
+    lookahead: Ns,
+    /// No drive goes past this in the window (`MAX_WINDOW_NS` after the frontier).
+    bound: AtomicU64,
+    stop: AtomicBool,
+    start: Gate,
+    end: Gate,
+    /// The first panic of any thread in a window.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+fn lock<'a, 'b>(m: &'b Mutex<Slot<'a>>) -> MutexGuard<'b, Slot<'a>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared<'_> {
+    /// Thread `t`'s share of a window: each of its drives schedules the answers
+    /// resolved since the last window, then handles its events until its next one is
+    /// due at or after its horizon: the window's bound, or the lookahead after its
+    /// first call not resolved yet (the earliest its answer can come).
+    fn run_window(&self, t: usize) {
+        let bound = self.bound.load(Ordering::Acquire);
+        for slot in self.slots.iter().skip(t).step_by(self.threads) {
+            let mut s = lock(slot);
+            let Slot { ssd, active, .. } = &mut *s;
+            ssd.apply_fabric_calls();
+            let first = ssd.first_pending_call_ns();
+            let mut horizon = first.map_or(bound, |c| bound.min(c.saturating_add(self.lookahead)));
+            let mut waiting = first.is_some();
+            while **active > 0 && ssd.next_event_ns() < horizon {
+                ssd.step(active);
+                if !waiting {
+                    if let Some(c) = ssd.first_pending_call_ns() {
+                        horizon = horizon.min(c.saturating_add(self.lookahead));
+                        waiting = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `run_window`, keeping a panic (or the unwinding of `interrupt::check` on Ctrl-C)
+    /// for the thread that started the loop to resume once every thread has stopped:
+    /// the others would wait for this one forever.
+    fn run_window_caught(&self, t: usize) {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_window(t)));
+        if let Err(payload) = r {
+            let mut p = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+            p.get_or_insert(payload);
+        }
+    }
+
+    fn worker(&self, t: usize) {
+        loop {
+            self.start.wait();
+            if self.stop.load(Ordering::Acquire) {
+                return;
+            }
+            self.run_window_caught(t);
+            self.end.wait();
+        }
+    }
+}
+
+/// Run the drives (each with its jobs begun: `active` > 0) on `threads` threads
+/// (more than one) until they are done or the single-threaded loop must go on.
+/// `fabric` and its `lookahead` (more than 0) as `lookahead_ns`, None and `Ns::MAX`
+/// for a system without one. `stop` is asked after every window (progress, memory
+/// limit) with the fraction of drives done; true ends the run.
+pub(super) fn run(
+    drives: &mut [Member],
+    fabric: Option<&Mutex<Fabric>>,
+    lookahead: Ns,
+    threads: usize,
+    stop: &mut dyn FnMut(f64) -> bool,
+) -> Outcome {
+    let total = drives.len().max(1);
+    let slots: Vec<Mutex<Slot>> = drives
+        .iter_mut()
+        .filter_map(|d| {
+            let ssd = d.ssd.as_mut()?;
+            (d.active > 0).then(|| {
+                Mutex::new(Slot {
+                    ssd,
+                    active: &mut d.active,
+                })
+            })
+        })
+        .collect();
+    let idle = total - slots.len();
+    for s in &slots {
+        lock(s).ssd.defer_fabric_calls(true);
+    }
+    let threads = threads.min(slots.len()).max(1);
+    let shared = Shared {
+        slots,
+        threads,
+        lookahead,
+        bound: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        start: Gate::new(threads),
+        end: Gate::new(threads),
+        panic: Mutex::new(None),
+    };
+    let mut outcome = Outcome::Finished;
+    std::thread::scope(|scope| {
+        for t in 1..threads {
+            let shared = &shared;
+            scope.spawn(move || shared.worker(t));
+        }
+        let mut order: Vec<(Ns, u32, u32)> = Vec::new();
+        let mut frontier = resolve(&shared.slots, fabric, lookahead, &mut order);
+        // Until every drive is done (None).
+        while let Some(at) = frontier.at {
+            if at == Ns::MAX {
+                outcome = Outcome::Serial;
+                break;
+            }
+            shared
+                .bound
+                .store(at.saturating_add(MAX_WINDOW_NS), Ordering::Release);
+            shared.start.wait();
+            shared.run_window_caught(0);
+            shared.end.wait();
+            if shared
+                .panic
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some()
+            {
+                break;
+            }
+            frontier = resolve(&shared.slots, fabric, lookahead, &mut order);
+            if stop((idle + frontier.done) as f64 / total as f64) {
+                break;
+            }
+        }
+        shared.stop.store(true, Ordering::Release);
+        shared.start.wait();
+    });
+    if let Some(payload) = shared.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        std::panic::resume_unwind(payload);
+    }
+    for s in &shared.slots {
+        let mut s = lock(s);
+        s.ssd.apply_fabric_calls();
+        s.ssd.defer_fabric_calls(false);
+    }
+    outcome
+}
+
+/// Where the drives stand between windows.
+struct Frontier {
+    /// No drive will make a fabric call or handle an event before this (None: every
+    /// drive is done; `Ns::MAX`: every running drive's queue is empty).
+    at: Option<Ns>,
+    /// Drives done.
+    done: usize,
+}
+
+/// Between windows: find the frontier, the earliest time any running drive can still
+/// make a fabric call (its next event, or the lookahead after its first call not yet
+/// resolved, whose answer it waits for), and make every call made before it on the
+/// fabric, in the single-threaded loop's order (event time, drive index, the order one
+/// drive made them): no call can come before them any more. Calls at or after the
+/// frontier wait for a later window.
+fn resolve(
+    slots: &[Mutex<Slot>],
+    fabric: Option<&Mutex<Fabric>>,
+    lookahead: Ns,
+    order: &mut Vec<(Ns, u32, u32)>,
+) -> Frontier {
+    let mut guards: Vec<MutexGuard<Slot>> = slots.iter().map(lock).collect();
+    let mut at: Option<Ns> = None;
+    let mut done = 0;
+    for s in guards.iter() {
+        if *s.active == 0 {
+            done += 1;
+            continue;
+        }
+        let mut t = s.ssd.next_event_ns();
+        if let Some(c) = s.ssd.first_pending_call_ns() {
+            t = t.min(c.saturating_add(lookahead));
+        }
+        at = Some(at.map_or(t, |a| a.min(t)));
+    }
+    // Drives that are done make no more calls: with all done, every call resolves.
+    let before = at.unwrap_or(Ns::MAX);
+    if let Some(fabric) = fabric {
+        order.clear();
+        for (g, s) in guards.iter_mut().enumerate() {
+            let calls = s.ssd.pending_fabric_calls();
+            for (k, c) in calls.iter().enumerate() {
+                if c.event_ns >= before && before != Ns::MAX {
+                    break;
+                }
+                order.push((c.event_ns, g as u32, k as u32));
+            }
+        }
+        // Slots are in drive order, so (time, slot, k) is the loop's order.
+        order.sort_unstable();
+        let mut f = fabric.lock().unwrap_or_else(|e| e.into_inner());
+        for &(_, g, k) in order.iter() {
+            let s = &mut guards[g as usize];
+            let path = s.ssd.remote_path().expect("a remote drive");
+            let c = &mut s.ssd.pending_fabric_calls()[k as usize];
+            c.done = if c.backward {
+                f.backward(path, c.at, c.kind, c.len)
+            } else {
+                f.forward(path, c.at, c.kind, c.len)
+            };
+        }
+        drop(f);
+        for (g, s) in guards.iter_mut().enumerate() {
+            let n = s
+                .ssd
+                .pending_fabric_calls()
+                .iter()
+                .take_while(|c| c.event_ns < before || before == Ns::MAX)
+                .count();
+            debug_assert!(order.iter().filter(|o| o.1 == g as u32).count() == n);
+            s.ssd.fabric_calls_resolved(n);
+        }
+    }
+    Frontier { at, done }
+}
