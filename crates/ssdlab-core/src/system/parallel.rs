@@ -11,8 +11,10 @@
 //! Every answer lies at least the fabric's lookahead after the call (`lookahead_ns`:
 //! the CPU costs of both ends, two NIC traversals and the switch), and a call is never
 //! made for a time before the event that makes it. The loop runs in windows. In a
-//! window each drive handles its own events on its thread (drive `i` on thread
-//! `i % threads`) and *records* its fabric calls instead of making them
+//! window each drive handles its own events on one thread (drives are handed out one
+//! at a time to whichever thread asks, so a thread the machine does not run for a
+//! while holds up one drive, not a fixed share) and *records* its fabric calls instead
+//! of making them
 //! (`Ssd::defer_fabric_calls`), taking the queue sequence number the answer's event
 //! would have had; it stops when its next event reaches its horizon: the lookahead
 //! after its first call not answered yet (the earliest that answer can come), or the
@@ -35,8 +37,9 @@
 //! frontier (a system without a fabric has no lookahead; the bound keeps the progress
 //! and memory checks regular); the thread that makes the calls does so alone, the
 //! others waiting (a target's cores and each port are one FIFO: the calls cannot be
-//! split without changing their order, hence the result); drives are dealt to threads
-//! by index, not by load; when every running drive's queue is empty at once (jobs
+//! split without changing their order, hence the result); a drive may run on a
+//! different thread in each window (no affinity); when every running drive's queue
+//! is empty at once (jobs
 //! waiting for write-buffer room, or a stall) the run finishes on the single-threaded
 //! loop, which handles that case. The memory limit is checked after every window
 //! (every 64 events on one thread): a run stopped for it reports the memory it saw,
@@ -71,65 +74,8 @@ pub(super) enum Outcome {
     Serial,
 }
 
-/// How long a thread waiting at a barrier spins before it sleeps.
+/// How long a thread waiting for the next window spins before it sleeps.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
-
-/// A barrier that spins a little (`SPIN`) before it sleeps: a window takes tens of
-/// microseconds, about what waking a sleeping thread costs.
-struct Gate {
-    parties: usize,
-    arrived: AtomicUsize,
-    generation: AtomicU64,
-    sleepers: AtomicUsize,
-    lock: Mutex<()>,
-    wake: Condvar,
-}
-
-impl Gate {
-    fn new(parties: usize) -> Self {
-        Gate {
-            parties,
-            arrived: AtomicUsize::new(0),
-            generation: AtomicU64::new(0),
-            sleepers: AtomicUsize::new(0),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
-        }
-    }
-
-    /// Wait until every party has arrived. Everything a party wrote before it arrived
-    /// is visible to every party after.
-    fn wait(&self) {
-        let gen = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::SeqCst);
-            if self.sleepers.load(Ordering::SeqCst) > 0 {
-                let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-                self.wake.notify_all();
-            }
-            return;
-        }
-        let give_up = std::time::Instant::now() + SPIN;
-        let mut i = 0u32;
-        while self.generation.load(Ordering::Acquire) == gen {
-            i = i.wrapping_add(1);
-            if i.is_multiple_of(64) && std::time::Instant::now() >= give_up {
-                break;
-            }
-            std::hint::spin_loop();
-        }
-        if self.generation.load(Ordering::Acquire) != gen {
-            return;
-        }
-        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.sleepers.fetch_add(1, Ordering::SeqCst);
-        while self.generation.load(Ordering::SeqCst) == gen {
-            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        self.sleepers.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// One running drive as the threads share it.
 struct Slot<'a> {
@@ -137,16 +83,27 @@ struct Slot<'a> {
     active: &'a mut usize,
 }
 
-/// What the threads share: the drives, the window's bound and the two barriers.
+/// What the threads share: the drives, the window's bound, and the window's work:
+/// its drives, handed out one at a time to whichever thread asks (a thread the
+/// machine does not run for a while holds up one drive, not a fixed share).
 struct Shared<'a> {
     slots: Vec<Mutex<Slot<'a>>>,
-    threads: usize,
     lookahead: Ns,
+    /// Per thread, a run of drives it takes first (its own, warm in its caches) and
+    /// the others take once they have none left: the window's number (high 32 bits)
+    /// and the next drive of the run to hand out.
+    work: Vec<AtomicU64>,
+    /// Where each thread's run of drives begins (and, last, the number of drives).
+    runs: Vec<usize>,
     /// No drive goes past this in the window (`MAX_WINDOW_NS` after the frontier).
     bound: AtomicU64,
+    /// Drives of the window handled so far.
+    finished: AtomicUsize,
     stop: AtomicBool,
-    start: Gate,
-    end: Gate,
+    /// Threads asleep until the next window.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
     /// The first panic of any thread in a window.
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
@@ -155,51 +112,135 @@ fn lock<'a, 'b>(m: &'b Mutex<Slot<'a>>) -> MutexGuard<'b, Slot<'a>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A window's number as the `work` words hold it.
+fn tag(number: u64) -> u64 {
+    (number & 0xFFFF_FFFF) << 32
+}
+
 impl Shared<'_> {
-    /// Thread `t`'s share of a window: each of its drives schedules the answers
-    /// resolved since the last window, then handles its events until its next one is
-    /// due at or after its horizon: the window's bound, or the lookahead after its
-    /// first call not resolved yet (the earliest its answer can come).
-    fn run_window(&self, t: usize) {
+    /// Open window `number` (up to `bound`) to every thread.
+    fn publish(&self, number: u64, bound: Ns) {
+        self.finished.store(0, Ordering::Relaxed);
+        self.bound.store(bound, Ordering::Relaxed);
+        // The first run last: the threads watch it for the window to open.
+        for (w, &first) in self.work.iter().zip(&self.runs).rev() {
+            w.store(tag(number) | first as u64, Ordering::SeqCst);
+        }
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_all();
+        }
+    }
+
+    /// Handle drives of window `number` until none is left: thread `t`'s own run
+    /// first, then the others'.
+    fn help(&self, t: usize, number: u64) {
+        let runs = self.work.len();
+        for r in (0..runs).map(|k| (t + k) % runs) {
+            while let Some(i) = self.take(r, number) {
+                self.handle(i);
+            }
+        }
+    }
+
+    /// The next drive of run `r` in window `number`, if any is left.
+    fn take(&self, r: usize, number: u64) -> Option<usize> {
+        let (work, end) = (&self.work[r], self.runs[r + 1] as u64);
+        loop {
+            let w = work.load(Ordering::Acquire);
+            if w & !0xFFFF_FFFF != tag(number) || w & 0xFFFF_FFFF >= end {
+                return None;
+            }
+            if work
+                .compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Some((w & 0xFFFF_FFFF) as usize);
+            }
+        }
+    }
+
+    /// Handle drive `i` in the window just taken from.
+    fn handle(&self, i: usize) {
+        // The bound was stored before the window opened (seen through `work`).
         let bound = self.bound.load(Ordering::Acquire);
-        for slot in self.slots.iter().skip(t).step_by(self.threads) {
-            let mut s = lock(slot);
-            let Slot { ssd, active, .. } = &mut *s;
-            ssd.apply_fabric_calls();
-            let first = ssd.first_pending_call_ns();
-            let mut horizon = first.map_or(bound, |c| bound.min(c.saturating_add(self.lookahead)));
-            let mut waiting = first.is_some();
-            while **active > 0 && ssd.next_event_ns() < horizon {
-                ssd.step(active);
-                if !waiting {
-                    if let Some(c) = ssd.first_pending_call_ns() {
-                        horizon = horizon.min(c.saturating_add(self.lookahead));
-                        waiting = true;
-                    }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_drive(i, bound)));
+        if let Err(payload) = r {
+            // Kept for the thread that started the loop to resume once every thread
+            // has stopped (a panic, or `interrupt::check` unwinding on Ctrl-C).
+            let mut p = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+            p.get_or_insert(payload);
+        }
+        self.finished.fetch_add(1, Ordering::Release);
+    }
+
+    /// A drive's share of a window: schedule the answers resolved since the last
+    /// window, then handle its events until its next one is due at or after its
+    /// horizon: the window's bound, or the lookahead after its first call not resolved
+    /// yet (the earliest its answer can come).
+    fn run_drive(&self, i: usize, bound: Ns) {
+        let mut s = lock(&self.slots[i]);
+        let Slot { ssd, active } = &mut *s;
+        ssd.apply_fabric_calls();
+        let first = ssd.first_pending_call_ns();
+        let mut horizon = first.map_or(bound, |c| bound.min(c.saturating_add(self.lookahead)));
+        let mut waiting = first.is_some();
+        while **active > 0 && ssd.next_event_ns() < horizon {
+            ssd.step(active);
+            if !waiting {
+                if let Some(c) = ssd.first_pending_call_ns() {
+                    horizon = horizon.min(c.saturating_add(self.lookahead));
+                    waiting = true;
                 }
             }
         }
     }
 
-    /// `run_window`, keeping a panic (or the unwinding of `interrupt::check` on Ctrl-C)
-    /// for the thread that started the loop to resume once every thread has stopped:
-    /// the others would wait for this one forever.
-    fn run_window_caught(&self, t: usize) {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_window(t)));
-        if let Err(payload) = r {
-            let mut p = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-            p.get_or_insert(payload);
+    /// Wait for a window after `seen` (spinning a little, then asleep); returns its
+    /// number, None when the loop stops.
+    fn next_window(&self, seen: u64) -> Option<u64> {
+        let opened = || self.work[0].load(Ordering::SeqCst) & !0xFFFF_FFFF != tag(seen);
+        let give_up = std::time::Instant::now() + SPIN;
+        let mut i = 0u32;
+        while !opened() {
+            i = i.wrapping_add(1);
+            if i.is_multiple_of(64) && std::time::Instant::now() >= give_up {
+                let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                self.sleepers.fetch_add(1, Ordering::SeqCst);
+                while !opened() {
+                    g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+                }
+                self.sleepers.fetch_sub(1, Ordering::SeqCst);
+                break;
+            }
+            std::hint::spin_loop();
         }
+        if self.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(self.work[0].load(Ordering::Acquire) >> 32)
     }
 
     fn worker(&self, t: usize) {
-        loop {
-            self.start.wait();
-            if self.stop.load(Ordering::Acquire) {
-                return;
+        let mut seen = 0;
+        while let Some(number) = self.next_window(seen) {
+            self.help(t, number);
+            seen = number;
+        }
+    }
+
+    /// Wait until every drive of the window has been handled (by any thread).
+    fn wait_finished(&self) {
+        let n = self.slots.len();
+        let mut i = 0u32;
+        while self.finished.load(Ordering::Acquire) < n {
+            i = i.wrapping_add(1);
+            if i < 4096 {
+                std::hint::spin_loop();
+            } else {
+                // The thread with the last drive is not running: let it.
+                std::thread::yield_now();
             }
-            self.run_window_caught(t);
-            self.end.wait();
         }
     }
 }
@@ -233,15 +274,19 @@ pub(super) fn run(
     for s in &slots {
         lock(s).ssd.defer_fabric_calls(true);
     }
-    let threads = threads.min(slots.len()).max(1);
+    let n = slots.len();
+    let threads = threads.min(n).max(1);
     let shared = Shared {
         slots,
-        threads,
         lookahead,
+        work: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+        runs: (0..=threads).map(|t| t * n / threads).collect(),
         bound: AtomicU64::new(0),
+        finished: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
-        start: Gate::new(threads),
-        end: Gate::new(threads),
+        sleepers: AtomicUsize::new(0),
+        lock: Mutex::new(()),
+        wake: Condvar::new(),
         panic: Mutex::new(None),
     };
     let mut outcome = Outcome::Finished;
@@ -252,18 +297,17 @@ pub(super) fn run(
         }
         let mut order: Vec<(Ns, u32, u32)> = Vec::new();
         let mut frontier = resolve(&shared.slots, fabric, lookahead, &mut order);
+        let mut number = 0u64;
         // Until every drive is done (None).
         while let Some(at) = frontier.at {
             if at == Ns::MAX {
                 outcome = Outcome::Serial;
                 break;
             }
-            shared
-                .bound
-                .store(at.saturating_add(MAX_WINDOW_NS), Ordering::Release);
-            shared.start.wait();
-            shared.run_window_caught(0);
-            shared.end.wait();
+            number += 1;
+            shared.publish(number, at.saturating_add(MAX_WINDOW_NS));
+            shared.help(0, number);
+            shared.wait_finished();
             if shared
                 .panic
                 .lock()
@@ -278,7 +322,7 @@ pub(super) fn run(
             }
         }
         shared.stop.store(true, Ordering::Release);
-        shared.start.wait();
+        shared.publish(number + 1, 0);
     });
     if let Some(payload) = shared.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
         std::panic::resume_unwind(payload);
