@@ -235,3 +235,36 @@ fn system_reports_match_the_golden_ones_on_every_thread_count() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Seed 001's 24 drives behind one target (as `nvmeof-24`, on small drives), a mixed
+/// workload with writes beyond the in-capsule size: 2, 3 and 5 threads give the
+/// single-threaded report (no golden file: the cases above pin the model).
+#[test]
+fn twenty_four_remote_drives_give_one_report_on_any_thread_count() {
+    let mut text = String::from("fabric = \"rdma-kernel-2016\"\n");
+    for h in 0..4 {
+        text += &format!(
+            "[[host]]\nname = \"init{h}\"\nnic_ports = 2\nport_rate = \"25Gb/s\"\ncores = 16\n"
+        );
+    }
+    text += "[[target]]\nname = \"target\"\nnic_ports = 2\nport_rate = \"100Gb/s\"\ncores = 28\n";
+    text += "[[drive]]\ndevice = \"tiny-test\"\ncount = 24\ntarget = \"target\"\n";
+    text += "hosts = [\"init0\", \"init1\", \"init2\", \"init3\"]\n";
+    let case = Case {
+        name: "nvmeof-24-tiny",
+        system: Box::leak(text.into_boxed_str()),
+        workload: r#"{"rw":"randrw","rwmixread":70,"bssplit":[["4k",80],["16k",20]],"iodepth":16,"numjobs":2,"number_ios":800}"#,
+        state: DriveState::Full,
+        seed: 5,
+        verify: false,
+    };
+    let one = report(&case, 1);
+    for threads in [2, 3, 5] {
+        let many = report(&case, threads);
+        assert!(
+            many == one,
+            "{threads} threads: {}",
+            first_line_difference(&one, &many)
+        );
+    }
+}
