@@ -3,7 +3,10 @@
 //! same workload (its own copy of the jobs, as fio with one section per drive), and
 //! all of them advance on one clock: the loop always handles the earliest event of
 //! any drive (ties go to the lower drive index), so drives meet in time order at the
-//! resources they share (the fabric's ports, the targets' and hosts' cores).
+//! resources they share (the fabric's ports, the targets' and hosts' cores). On
+//! several threads (`parallel.rs`, the default with several drives) the drives run
+//! in windows between their fabric calls, which are made in that same order: the
+//! report is byte-identical for any number of threads.
 //!
 //! Simplifies: each drive keeps its own event queue and the system merges them
 //! (equivalent to one queue keyed by time and drive, and it leaves a single drive's
