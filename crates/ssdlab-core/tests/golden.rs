@@ -12,11 +12,10 @@
 
 mod common;
 
-use common::device;
+use common::{device, golden_dir, strip_wall_clock};
 use serde_json::Value;
 use ssdlab_core::config::load_jobs;
 use ssdlab_core::{run_jobs, DriveState, RunOptions};
-use std::path::PathBuf;
 
 struct Case {
     name: &'static str,
@@ -147,22 +146,6 @@ const CASES: &[Case] = &[
         verify: false,
     },
 ];
-
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
-}
-
-/// The report without the fields that measure the host machine, not the model.
-fn strip_wall_clock(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, _| !k.contains("wall_time"));
-            m.values_mut().for_each(strip_wall_clock);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
-        _ => {}
-    }
-}
 
 /// The first key path where `a` and `b` differ.
 fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {

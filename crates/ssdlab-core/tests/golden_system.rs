@@ -13,12 +13,13 @@
 //! Regenerate after a change that means to change results, saying why in the commit:
 //! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test golden_system`.
 
-use serde_json::Value;
+mod common;
+
+use common::{golden_dir, strip_wall_clock};
 use ssdlab_core::config::load_jobs;
 use ssdlab_core::ftl::prep::DriveState;
 use ssdlab_core::system::{run_system_threads, SystemConfig};
 use ssdlab_core::RunOptions;
-use std::path::PathBuf;
 
 struct Case {
     name: &'static str,
@@ -157,22 +158,6 @@ host = "h"
         verify: false,
     },
 ];
-
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
-}
-
-/// The report without the fields that measure the host machine, not the model.
-fn strip_wall_clock(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, _| !k.contains("wall_time"));
-            m.values_mut().for_each(strip_wall_clock);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
-        _ => {}
-    }
-}
 
 fn report(c: &Case, threads: usize) -> String {
     let sys = SystemConfig::load(c.system, c.name, None).unwrap();

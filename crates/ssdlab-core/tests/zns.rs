@@ -9,7 +9,6 @@ mod common;
 use common::{device, f};
 use serde_json::Value;
 use ssdlab_core::config::{load_jobs, DeviceConfig};
-use ssdlab_core::host::Pcie;
 use ssdlab_core::nand::Timing;
 use ssdlab_core::{run_jobs, DriveState, RunOptions};
 
@@ -76,14 +75,7 @@ fn qd1_zoned_write_latency_is_the_sum_of_its_parts() {
         r#"{"rw":"write","bs":"4k","iodepth":1,"number_ios":40}"#,
         DriveState::Fresh,
     );
-    let p = Pcie::new(&dev);
-    let lat = p.latency;
-    let doorbell = p.wire_ns(4) + lat;
-    let fetch = p.wire_ns(0) + lat + p.wire_ns(64) + lat;
-    let firmware = dev.controller.cmd_time.ns() + dev.controller.map_lookup.ns();
-    let data = p.wire_ns(0) + lat + p.wire_ns(4096) + lat;
-    let cqe = p.wire_ns(16) + lat;
-    let expect = (doorbell + fetch + firmware + data + cqe) as f64;
+    let expect = common::qd1_buffered_write_4k_ns(&dev);
     for k in ["mean", "min", "max"] {
         let v = f(&r["write"]["lat_ns"][k]);
         assert!((v - expect).abs() / expect < 0.01, "{k} {v} vs {expect}");
@@ -103,15 +95,7 @@ fn qd1_zoned_read_latency_is_the_sum_of_its_parts() {
         r#"{"rw":"randread","bs":"4k","iodepth":1,"number_ios":500}"#,
         DriveState::Full,
     );
-    let p = Pcie::new(&dev);
-    let t = Timing::new(&dev);
-    let lat = p.latency;
-    let doorbell = p.wire_ns(4) + lat;
-    let fetch = p.wire_ns(0) + lat + p.wire_ns(64) + lat;
-    let firmware = dev.controller.cmd_time.ns() + dev.controller.map_lookup.ns();
-    let nand = t.t_cmd + dev.nand.t_read.get(0) + t.bus_ns(4096);
-    let to_host = p.wire_ns(4096) + p.wire_ns(16) + lat;
-    let expect = (doorbell + fetch + firmware + nand + to_host) as f64;
+    let expect = common::qd1_read_4k_ns(&dev);
     for k in ["mean", "min", "max"] {
         let v = f(&r["read"]["lat_ns"][k]);
         assert!((v - expect).abs() / expect < 0.01, "{k} {v} vs {expect}");

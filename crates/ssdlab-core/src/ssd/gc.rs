@@ -218,15 +218,22 @@ impl Ssd {
     }
 
     pub(super) fn queue_erase(&mut self, die: u32, block: u32) {
+        self.queue_erase_txn(die, block, 0, 0, 0);
+    }
+
+    /// Queue an erase of `block` on `die`, carrying `cmd`, `pun` and `lpn` for whoever
+    /// handles its end (GC: none; a zone reset: its command, the block's first unit and
+    /// the zone).
+    pub(super) fn queue_erase_txn(&mut self, die: u32, block: u32, cmd: u32, pun: u32, lpn: u32) {
         let t = self.txns.insert(Txn {
             kind: TxnKind::Erase,
-            cmd: 0,
+            cmd,
             die,
             plane: 0,
             page: 0,
             block,
-            pun: 0,
-            lpn: 0,
+            pun,
+            lpn,
             n: 0,
             bytes: 0,
             erase_count: 0,

@@ -640,22 +640,8 @@ impl Ssd {
 
     fn zoned_queue_erase(&mut self, die: u32, b: u32, id: u32, zone: u64) {
         let block = self.geo.block_id(die, b);
-        let t = self.txns.insert(Txn {
-            kind: TxnKind::Erase,
-            cmd: id,
-            die,
-            plane: 0,
-            page: 0,
-            block,
-            pun: self.geo.block_base(block),
-            lpn: zone as u32,
-            n: 0,
-            bytes: 0,
-            erase_count: 0,
-            seq: 0,
-        });
-        self.stamp(t);
-        self.dq[die as usize].erases.push_back(t);
+        let pun = self.geo.block_base(block);
+        self.queue_erase_txn(die, block, id, pun, zone as u32);
         self.kick_die(die);
     }
 

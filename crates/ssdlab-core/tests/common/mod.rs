@@ -37,3 +37,51 @@ pub fn simulate(
 pub fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
+
+/// Where the golden reports live (`tests/golden`).
+pub fn golden_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// The report without the fields that measure the host machine, not the model.
+pub fn strip_wall_clock(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !k.contains("wall_time"));
+            m.values_mut().for_each(strip_wall_clock);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
+        _ => {}
+    }
+}
+
+/// QD1 latency of a 4 KiB read on an idle drive, summed by hand from the config: the
+/// doorbell, the command fetch, firmware (command time and a map lookup), the NAND
+/// (command cycle, tR, 4 KiB over the channel), the data and the completion to the host.
+pub fn qd1_read_4k_ns(dev: &DeviceConfig) -> f64 {
+    let p = ssdlab_core::host::Pcie::new(dev);
+    let t = ssdlab_core::nand::Timing::new(dev);
+    let nand = t.t_cmd + dev.nand.t_read.get(0) + t.bus_ns(4096);
+    let to_host = p.wire_ns(4096) + p.wire_ns(16) + p.latency;
+    (host_front_ns(dev, &p) + nand + to_host) as f64
+}
+
+/// QD1 latency of a 4 KiB write acknowledged once buffered, summed by hand: the
+/// doorbell, the command fetch, firmware, the data pulled from the host (request up,
+/// data down) and the completion.
+pub fn qd1_buffered_write_4k_ns(dev: &DeviceConfig) -> f64 {
+    let p = ssdlab_core::host::Pcie::new(dev);
+    let lat = p.latency;
+    let data = p.wire_ns(0) + lat + p.wire_ns(4096) + lat;
+    let cqe = p.wire_ns(16) + lat;
+    (host_front_ns(dev, &p) + data + cqe) as f64
+}
+
+/// Doorbell, command fetch (request up, 64 B entry down) and firmware time.
+fn host_front_ns(dev: &DeviceConfig, p: &ssdlab_core::host::Pcie) -> u64 {
+    let lat = p.latency;
+    let doorbell = p.wire_ns(4) + lat;
+    let fetch = p.wire_ns(0) + lat + p.wire_ns(64) + lat;
+    let firmware = dev.controller.cmd_time.ns() + dev.controller.map_lookup.ns();
+    doorbell + fetch + firmware
+}
