@@ -323,6 +323,27 @@ pub struct NandConfig {
     pub chip_interface: ChipInterface,
 }
 
+/// Where GC writes the valid data it moves.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    /// Each die's GC writes into a GC block of the victim's own die (MQSim's
+    /// per-plane GC; every collecting die fills a stripe of its own).
+    #[default]
+    VictimDie,
+    /// GC writes go round the dies a stripe at a time, whichever die the data was
+    /// read from, as a superblock's GC stream does: every collecting die's reads fill
+    /// the one open GC stripe, so a controller gathers one stripe in its buffer, not
+    /// one per collecting die.
+    Striped,
+}
+
+impl GcDestination {
+    pub fn is_victim_die(&self) -> bool {
+        *self == GcDestination::VictimDie
+    }
+}
+
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicy {
@@ -363,6 +384,12 @@ pub struct FtlConfig {
     /// Victim selection.
     #[serde(default = "default_gc_policy")]
     pub gc_policy: GcPolicy,
+    /// Where GC writes what it moves: `victim-die` (default; a GC block on the
+    /// victim's die) or `striped` (round the dies a stripe at a time, as a
+    /// superblock's GC stream: the collecting dies' reads fill one open GC stripe,
+    /// which a DRAM-less controller gathers in its SRAM; docs/flash-management.md).
+    #[serde(default, skip_serializing_if = "GcDestination::is_victim_die")]
+    pub gc_destination: GcDestination,
     /// paced (default): GC interleaved with host writes in proportion to what the victim
     /// needs; burst: GC takes the die from the threshold until the target.
     #[serde(default = "default_gc_pacing")]

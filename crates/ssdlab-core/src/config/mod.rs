@@ -23,7 +23,8 @@ pub mod zoned_job;
 
 pub use device::{
     pcie_lane_bytes_per_s, BufferRelease, CellType, ControllerConfig, DeviceConfig, FtlConfig,
-    GcBufferShare, GcPacing, GcPolicy, GcStaging, HostConfig, NandConfig, PerPageType,
+    GcBufferShare, GcDestination, GcPacing, GcPolicy, GcStaging, HostConfig, NandConfig,
+    PerPageType,
 };
 pub use workload::{QueuePolicy, Rw, WorkloadConfig, RW_ALLOWED};
 

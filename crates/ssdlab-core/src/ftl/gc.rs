@@ -146,7 +146,20 @@ impl Ftl {
                 || !self.dies[die as usize].free.is_empty(),
             "GC frontiers always have a block"
         );
+        // Striped GC writes: native victims' data only (a fold writes its SLC block's
+        // data into its own die's native blocks, which lent it the block).
+        let striped = self.gc_cursor.is_some()
+            && stream == Stream::Gc
+            && !self.geo.is_slc_block(self.geo.block_of(old));
+        let die = if striped {
+            self.gc_stripe_die(die)
+        } else {
+            die
+        };
         let (new, full) = self.alloc(die, stream);
+        if full.is_some() && striped {
+            self.gc_cursor = Some((die + 1) % self.geo.dies);
+        }
         // The old location is known: invalidate it without reading the map.
         self.invalidate(old);
         self.l2p.set(lpn as usize, new);
@@ -164,6 +177,31 @@ impl Ftl {
             self.durable_moved(old, new);
         }
         Some((new, full))
+    }
+
+    /// `gc_destination = "striped"`: the die whose GC frontier takes the next moved
+    /// unit. The cursor's die while its stripe is open; at a stripe boundary the first
+    /// die from the cursor on with an open GC block or a free block to spare beyond
+    /// the one its own GC may need, else any die that can take it, else the victim's
+    /// own die (`victim_die`, whose GC can always take its last free block).
+    fn gc_stripe_die(&mut self, victim_die: u32) -> u32 {
+        let dies = self.geo.dies;
+        let cursor = self.gc_cursor.unwrap_or(0);
+        let spare = |f: &Self, d: u32| {
+            let die = &f.dies[d as usize];
+            die.gc.block != NO_BLOCK || die.free.len() > 1
+        };
+        let found = (0..dies)
+            .map(|k| (cursor + k) % dies)
+            .find(|&d| spare(self, d))
+            .or_else(|| {
+                (0..dies)
+                    .map(|k| (cursor + k) % dies)
+                    .find(|&d| self.can_take(d, Stream::Gc))
+            })
+            .unwrap_or(victim_die);
+        self.gc_cursor = Some(found);
+        found
     }
 
     /// Erase a collected block and return it to its die's free list.

@@ -189,6 +189,9 @@ pub struct Ftl {
     host_cursor: u32,
     /// Next die for a map page (map pages go round the dies on their own).
     map_cursor: u32,
+    /// `gc_destination = "striped"`: the die whose GC stripe takes the next moved
+    /// unit (moved data goes round the dies a stripe at a time).
+    pub(crate) gc_cursor: Option<u32>,
     pub gc_threshold: u32,
     pub gc_target: u32,
     /// Translation blocks a die may hold before GC collects from the translation
@@ -283,6 +286,7 @@ impl Ftl {
             host_units,
             host_cursor: 0,
             map_cursor: 0,
+            gc_cursor: (d.ftl.gc_destination == crate::config::GcDestination::Striped).then_some(0),
             gc_threshold: d.ftl.gc_threshold_blocks,
             map_budget_blocks: translation_budget_blocks(d, &geo, map_units),
             gc_target: d.ftl.gc_target_blocks,

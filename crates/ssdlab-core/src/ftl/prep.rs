@@ -145,6 +145,23 @@ pub fn prepare_with_area(
     seed: u64,
     area: std::ops::Range<u64>,
 ) -> PrepInfo {
+    // The preparation's GC relocates on the victim's die whatever the device's
+    // `gc_destination`: its per-die steady state is built die by die, and under the
+    // uniform random overwrites it stands for, where a moved unit lands is
+    // exchangeable between dies.
+    let gc_cursor = ftl.gc_cursor.take();
+    let info = prepare_on_own_dies(ftl, dev, state, seed, area);
+    ftl.gc_cursor = gc_cursor;
+    info
+}
+
+fn prepare_on_own_dies(
+    ftl: &mut Ftl,
+    dev: &DeviceConfig,
+    state: DriveState,
+    seed: u64,
+    area: std::ops::Range<u64>,
+) -> PrepInfo {
     let mut info = PrepInfo {
         state,
         method: "none",

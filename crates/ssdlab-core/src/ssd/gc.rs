@@ -256,7 +256,9 @@ impl Ssd {
             if let Some((new, full)) = self.ftl.relocate(u) {
                 if gathered {
                     moved += 1;
-                    self.gather.moved(tx.die);
+                    // Into the open GC stripe of the die it is written to (the victim's
+                    // own die unless GC writes are striped over the dies).
+                    self.gather.moved(self.geo.die_of(new));
                 }
                 if self.map.is_some() {
                     let lpn = self.ftl.lpn_of(new);

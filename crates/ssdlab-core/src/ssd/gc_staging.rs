@@ -13,6 +13,12 @@
 //! reservation; a stripe's units are released when its program ends; what is left of
 //! a reservation when the victim is done goes back to the buffer. An idle die reading
 //! ahead of its pace uses only room it holds (its time is free, the buffer is not).
+//! Where the moved units go decides how much room GC holds: written on each victim's
+//! own die (`ftl.gc_destination = "victim-die"`), every collecting die fills a
+//! stripe of its own at the pace its own reads allow, so a drive collecting on all
+//! its dies holds a part-filled stripe per die; striped over the dies (`"striped"`),
+//! every die's moves fill the one open GC stripe, and the reserved room is one pool
+//! the collecting dies share (kept until the last of them finishes its victim).
 //!
 //! No wait closes a circle: the reads of reserved room are released whatever the GC
 //! pace (their units are charged to it), so a reservation fills on die time alone; and
@@ -47,7 +53,8 @@ use crate::config::GcStaging;
 /// One die's gathering.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct DieGather {
-    /// Reserved units not yet given to a page read.
+    /// Reserved units not yet given to a page read (with striped GC writes, the pool
+    /// every die's reads share, kept at die 0).
     room: u32,
     /// Units moved into the die's open GC stripe (their reads done), not yet in a
     /// queued program.
@@ -66,13 +73,23 @@ pub(crate) struct Gather {
     waiting: Vec<u32>,
     /// `gc_buffer_share = "paced"`: waiting dies are served before host writes.
     gc_first: bool,
+    /// `ftl.gc_destination = "striped"`: moved units go to one open GC stripe at a
+    /// time, so the reserved room is one pool for every collecting die.
+    shared_room: bool,
 }
 
 impl Gather {
-    pub(crate) fn new(on: bool, dies: u32, stripe_units: u32, gc_first: bool) -> Self {
+    pub(crate) fn new(
+        on: bool,
+        dies: u32,
+        stripe_units: u32,
+        gc_first: bool,
+        shared_room: bool,
+    ) -> Self {
         Gather {
             stripe_units,
             gc_first,
+            shared_room,
             dies: if on {
                 vec![DieGather::default(); dies as usize]
             } else {
@@ -99,10 +116,20 @@ impl Gather {
         self.dies.iter().map(|g| (g.room + g.gathered) as u64).sum()
     }
 
+    /// Where die `die`'s reserved room is kept: its own, or the shared pool.
+    #[inline]
+    fn room_of(&self, die: u32) -> usize {
+        if self.shared_room {
+            0
+        } else {
+            die as usize
+        }
+    }
+
     /// Does the die hold reserved room not yet given to a read?
     #[inline]
     pub(crate) fn has_room(&self, die: u32) -> bool {
-        self.dies.get(die as usize).is_some_and(|g| g.room > 0)
+        self.dies.get(self.room_of(die)).is_some_and(|g| g.room > 0)
     }
 
     /// A unit of a read of the die's victim moved into its open GC stripe.
@@ -115,7 +142,8 @@ impl Gather {
     /// room of the others goes back to the die's reservation.
     #[inline]
     pub(crate) fn read_done(&mut self, die: u32, read_units: u32, moved: u32) {
-        self.dies[die as usize].room += read_units.saturating_sub(moved);
+        let r = self.room_of(die);
+        self.dies[r].room += read_units.saturating_sub(moved);
     }
 
     /// A GC program of `units` was queued on the die: the gathered units it carries
@@ -144,7 +172,8 @@ impl Ssd {
         urgent: bool,
     ) -> bool {
         let d = die as usize;
-        if self.gather.dies[d].room < units {
+        let r = self.gather.room_of(die);
+        if self.gather.dies[r].room < units {
             if ahead && !urgent {
                 return false;
             }
@@ -160,9 +189,9 @@ impl Ssd {
                 }
                 return false;
             }
-            self.gather.dies[d].room += step;
+            self.gather.dies[r].room += step;
         }
-        self.gather.dies[d].room -= units;
+        self.gather.dies[r].room -= units;
         true
     }
 
@@ -171,7 +200,11 @@ impl Ssd {
         if self.gc_staging != GcStaging::Gather {
             return;
         }
-        let room = std::mem::take(&mut self.gather.dies[die as usize].room);
+        let r = self.gather.room_of(die);
+        if self.gather.shared_room && self.dq.iter().any(|q| q.gc.active) {
+            return; // the pool is kept for the dies still collecting
+        }
+        let room = std::mem::take(&mut self.gather.dies[r].room);
         if room > 0 {
             self.release_buffer_room(room as u64);
         }

@@ -135,6 +135,9 @@ pub struct Ssd {
     /// in the write buffer from a complete stripe to the end of tPROG ("write-buffer"),
     /// or from each page's read to the end of its program ("gather", `gather` below).
     gc_staging: crate::config::GcStaging,
+    /// `ftl.gc_destination = "striped"`: GC programs land on dies that are not
+    /// collecting, so they check those dies' free blocks as host programs do.
+    gc_striped: bool,
     /// The gathered staging's per-die state (empty unless `gc_staging = "gather"`).
     gather: gc_staging::Gather,
     /// Per die, the units of its open translation stripe that hold write-buffer room
@@ -354,11 +357,13 @@ impl Ssd {
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
             gc_staging: cfg.controller.gc_staging,
+            gc_striped: cfg.ftl.gc_destination == crate::config::GcDestination::Striped,
             gather: gc_staging::Gather::new(
                 cfg.controller.gc_staging == crate::config::GcStaging::Gather,
                 geo.dies,
                 geo.units_per_program,
                 cfg.controller.gc_buffer_share == crate::config::GcBufferShare::Paced,
+                cfg.ftl.gc_destination == crate::config::GcDestination::Striped,
             ),
             map_stripe_room: vec![0; geo.dies as usize],
             irq_per_io: workload.host_irq_per_io.ns(),
@@ -504,8 +509,8 @@ impl Ssd {
         self.stalled.as_deref()
     }
 
-    /// What is holding the device up, for the stall message.
-    fn stall_state(&self) -> String {
+    /// What is holding the device up (the stall message; also sampled by examples/stallwatch.rs).
+    pub fn stall_state(&self) -> String {
         let busy = self
             .dies
             .iter()
