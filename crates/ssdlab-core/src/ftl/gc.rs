@@ -185,20 +185,14 @@ impl Ftl {
     /// the one its own GC may need, else any die that can take it, else the victim's
     /// own die (`victim_die`, whose GC can always take its last free block).
     fn gc_stripe_die(&mut self, victim_die: u32) -> u32 {
-        let dies = self.geo.dies;
         let cursor = self.gc_cursor.unwrap_or(0);
         let spare = |f: &Self, d: u32| {
             let die = &f.dies[d as usize];
             die.gc.block != NO_BLOCK || die.free.len() > 1
         };
-        let found = (0..dies)
-            .map(|k| (cursor + k) % dies)
-            .find(|&d| spare(self, d))
-            .or_else(|| {
-                (0..dies)
-                    .map(|k| (cursor + k) % dies)
-                    .find(|&d| self.can_take(d, Stream::Gc))
-            })
+        let found = self
+            .first_die_from(cursor, spare)
+            .or_else(|| self.first_die_from(cursor, |f, d| f.can_take(d, Stream::Gc)))
             .unwrap_or(victim_die);
         self.gc_cursor = Some(found);
         found

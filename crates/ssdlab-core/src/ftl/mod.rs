@@ -441,9 +441,7 @@ impl Ftl {
     /// translation blocks: native mode, its own frontier per die, its own cursor.
     pub fn place_map(&mut self, lpn: u32) -> Option<(Pun, Option<FullStripe>)> {
         let dies = self.geo.dies;
-        let die = (0..dies)
-            .map(|k| (self.map_cursor + k) % dies)
-            .find(|&d| self.can_take(d, Stream::Map))?;
+        let die = self.first_die_from(self.map_cursor, |f, d| f.can_take(d, Stream::Map))?;
         let (pun, full) = self.alloc(die, Stream::Map);
         self.map_cursor = if full.is_some() {
             (die + 1) % dies
@@ -456,9 +454,18 @@ impl Ftl {
 
     /// The first die from the host cursor on that `ok` accepts, if any.
     fn die_from_cursor(&self, ok: impl Fn(&Self, u32) -> bool) -> Option<u32> {
+        self.first_die_from(self.host_cursor, ok)
+    }
+
+    /// The first die from `cursor` on (round the dies) that `ok` accepts, if any.
+    pub(super) fn first_die_from(
+        &self,
+        cursor: u32,
+        ok: impl Fn(&Self, u32) -> bool,
+    ) -> Option<u32> {
         let dies = self.geo.dies;
         (0..dies)
-            .map(|k| (self.host_cursor + k) % dies)
+            .map(|k| (cursor + k) % dies)
             .find(|&d| ok(self, d))
     }
 

@@ -62,7 +62,7 @@ impl Ssd {
             self.buffer.take(units as u64);
         }
         self.dq[s.die as usize].program_queue(gc).push_back(t);
-        if !gc || self.gc_striped {
+        if !gc || self.cfg.ftl.gc_destination == crate::config::GcDestination::Striped {
             // A die also runs low on free blocks by taking other dies' moved data
             // (`ftl.gc_destination = "striped"`).
             self.maybe_start_gc(s.die);

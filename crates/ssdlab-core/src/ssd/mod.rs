@@ -135,9 +135,6 @@ pub struct Ssd {
     /// in the write buffer from a complete stripe to the end of tPROG ("write-buffer"),
     /// or from each page's read to the end of its program ("gather", `gather` below).
     gc_staging: crate::config::GcStaging,
-    /// `ftl.gc_destination = "striped"`: GC programs land on dies that are not
-    /// collecting, so they check those dies' free blocks as host programs do.
-    gc_striped: bool,
     /// The gathered staging's per-die state (empty unless `gc_staging = "gather"`).
     gather: gc_staging::Gather,
     /// Per die, the units of its open translation stripe that hold write-buffer room
@@ -357,7 +354,6 @@ impl Ssd {
             cmds: Slab::default(),
             buffer: WriteBuffer::new(&cfg),
             gc_staging: cfg.controller.gc_staging,
-            gc_striped: cfg.ftl.gc_destination == crate::config::GcDestination::Striped,
             gather: gc_staging::Gather::new(
                 cfg.controller.gc_staging == crate::config::GcStaging::Gather,
                 geo.dies,
