@@ -241,6 +241,19 @@ pub struct WorkloadConfig {
     /// fio's zone mode (`zonemode=strided` or `zbd` and their options).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zoned: Option<super::zoned_job::ZonedJob>,
+    /// Send the job's writes as NVMe Zone Append commands to the zone holding each
+    /// write's offset (its zone start LBA) on a zoned drive (`[zns]`): the drive writes
+    /// them at the zone's write pointer, and the completion returns the LBA written (the
+    /// offset of the `completions` log and of the verify pass). fio's
+    /// `write_mode=zone_append` (io_uring_cmd engine).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub zone_append: bool,
+    /// Zone Management Send commands (open, close, finish, reset of a zone) the job sends
+    /// at set times on a zoned drive: `[{at = "5ms", action = "finish", zone = 3}]`. Sent
+    /// as commands of the first job not yet done, while the run lasts (not in its I/O
+    /// figures).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_ops: Vec<super::zoned_job::ZoneOpConfig>,
 }
 
 // New fields are left out of a report at their defaults (reports stay as they were).

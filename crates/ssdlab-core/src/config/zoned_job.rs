@@ -8,8 +8,11 @@
 //! and open-zone limits and reset rules apply, over zones the host keeps itself
 //! (fio's emulated zones on a drive that is not zoned). What the generator does with
 //! them is `workload/zbd.rs`.
+//!
+//! Also a job's zone management commands at set times (`zone_ops`: open, close,
+//! finish, reset of a zone, as NVMe Zone Management Send), for a zoned drive.
 
-use super::units::Bytes;
+use super::units::{Bytes, Secs};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -137,4 +140,27 @@ impl ZonedJob {
             errs.push("zoned.zone_range: must be > 0".into());
         }
     }
+}
+
+/// What a scheduled Zone Management Send does (NVMe ZNS, Zone Send Action).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneOpAction {
+    Open,
+    Close,
+    Finish,
+    Reset,
+}
+
+/// One Zone Management Send a job sends at a set time (the workload's `zone_ops`), on
+/// a zoned drive (`[zns]`): e.g. `{at = "5ms", action = "finish", zone = 3}`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneOpConfig {
+    /// Simulated time from the start of the run (bare number: seconds).
+    pub at: Secs,
+    /// open (explicitly), close, finish or reset.
+    pub action: ZoneOpAction,
+    /// The zone (zone i starts at byte i x the drive's zone size).
+    pub zone: u64,
 }

@@ -35,6 +35,8 @@ pub enum Event {
     TargetSubmit { cmd: u32 },
     /// Host event `idx` of the workload begins, ends its outage or closes its curve.
     HostEvent { idx: u32, phase: u32 },
+    /// Zone Management Send `idx` of the run's `zone_ops` is due (a zoned drive).
+    ZoneOp { idx: u32 },
 }
 
 #[derive(Clone, Copy)]

@@ -267,20 +267,34 @@ impl Ssd {
             return;
         }
         let io = j.gen.next_io_in(now, self.zbd.as_deref_mut());
+        if self.zoned.is_some() {
+            // The zone finishes and resets fio does before this write, or before it
+            // ends the job (a finish of the last zone).
+            self.zoned_send_zbd_resets(job);
+        }
         if io.len == 0 {
             return; // a zone mode's end of the job (workload/zbd.rs)
         }
+        let mut io = io;
+        let mut append = false;
         if self.zoned.is_some() {
-            self.zoned_send_zbd_resets(job);
+            let cfg = self.jobs[job as usize].cfg as usize;
+            append = io.kind == crate::workload::OpKind::Write && self.job_cfgs[cfg].zone_append;
+            if append {
+                io.offset = self.zoned_zone_start(io.offset); // Zone Append's ZSLBA
+            }
         }
         let j = &mut self.jobs[job as usize];
         if io.kind == crate::workload::OpKind::Write {
             j.sync.writes += 1;
-            if j.readback.on {
+            if j.readback.on && !append {
                 j.readback.writes.push((io.offset, io.len));
             }
         }
-        self.submit_io(job, io);
+        let cmd = self.submit_io(job, io);
+        if append {
+            self.zoned_mark_append(cmd); // read back where the drive put it (`complete`)
+        }
     }
 
     /// A job's flushes and verify pass (`fill_job`): true when the job must issue
@@ -441,6 +455,13 @@ impl Ssd {
             self.host_events_complete(c.submit_ns, c.fetch_ns);
         }
         let failed = self.zoned.is_some() && self.zoned_completed(cmd);
+        if !failed && self.zoned.is_some() && self.zoned_take_append(cmd) {
+            // A Zone Append: its data is at the LBA the completion returned.
+            let j = &mut self.jobs[c.job as usize];
+            if j.readback.on {
+                j.readback.writes.push((c.offset, c.len));
+            }
+        }
         let j = &mut self.jobs[c.job as usize];
         if failed {
             // A zoned error: no data moved (counted in `device.zns.errors`).

@@ -36,6 +36,7 @@ mod system_hooks;
 mod tests;
 mod write_split;
 mod zoned;
+mod zoned_ops;
 mod zoned_report;
 #[cfg(test)]
 mod zoned_tests;
@@ -452,6 +453,7 @@ impl Ssd {
         self.window.open(self.now(), &self.ftl.stats);
         self.power_measure_open(self.now());
         self.schedule_host_events();
+        self.schedule_zone_ops();
         let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
@@ -582,6 +584,7 @@ impl Ssd {
             }
             Event::TargetSubmit { cmd } => self.queue_command(cmd),
             Event::HostEvent { idx, phase } => self.host_event(idx, phase),
+            Event::ZoneOp { idx } => self.zone_op_due(idx),
         }
         None
     }

@@ -28,9 +28,11 @@
 //!   a write needs sent as a Zone Reset just before it (fio resets synchronously; here
 //!   the write queues behind the reset in the drive, so it may take one more slot of
 //!   the job's iodepth while the reset runs).
-//! - Zone finish (`zone_send`, reached from the tests only so far): the write pointer
-//!   moves to the zone's capacity (ZNS 1.1, Finish Zone); a partly filled program unit
-//!   is padded and programmed; the command completes once that program is queued.
+//! - Zone finish (`zone_send`: a workload's `zone_ops`, fio's finish of a zone whose
+//!   remainder is below the block size): the write pointer moves to the zone's
+//!   capacity (ZNS 1.1, Finish Zone); a partly filled program unit is padded and
+//!   programmed; the command completes once that program is queued. Open and close
+//!   (`zone_ops`) change the zone's state only. Zone Append: `zoned_ops.rs`.
 //!
 //! Simplifies: no page map, no GC, no SLC cache, no read cache (validation refuses the
 //! last two with `[zns]`); the page-map settings of the device (`[map]`) are unused:
@@ -115,6 +117,10 @@ pub(super) struct Oracle {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Counters {
     pub(super) finishes: u64,
+    pub(super) opens: u64,
+    pub(super) closes: u64,
+    /// Zone Append commands that wrote (each completion carries the LBA it got).
+    pub(super) appends: u64,
     pub(super) erases: u64,
     pub(super) programs: u64,
     pub(super) pad_programs: u64,
@@ -134,6 +140,8 @@ pub(super) struct ZonedRun {
     writes: HashMap<u32, PendingWrite>,
     /// Zone Management Send commands (`zone_send`): command -> action.
     pub(super) actions: HashMap<u32, ZoneAction>,
+    /// Zone Append commands not yet completed (`zoned_ops.rs`).
+    pub(super) appends: std::collections::HashSet<u32>,
     resets: HashMap<u32, ResetRun>,
     next_reset: u32,
     /// Commands completing with a zoned error status (taken when the host sees them).
@@ -206,6 +214,7 @@ impl ZonedRun {
             zones,
             writes: HashMap::new(),
             actions: HashMap::new(),
+            appends: Default::default(),
             resets: HashMap::new(),
             next_reset: 0,
             failed: HashMap::new(),
@@ -302,9 +311,25 @@ impl Ssd {
                 return;
             }
         }
-        if let Err(s) = z.ns.write(slba, nlb) {
-            return self.zoned_fail(cmd, s);
+        let append = z.appends.contains(&cmd);
+        let res = if append {
+            z.ns.append(slba, nlb) // the LBA the drive wrote it at
+        } else {
+            z.ns.write(slba, nlb).map(|_| slba)
+        };
+        let slba = match res {
+            Ok(lba) => lba,
+            Err(s) => {
+                z.appends.remove(&cmd);
+                return self.zoned_fail(cmd, s);
+            }
+        };
+        if append {
+            z.c.appends += 1;
+            let lba_bytes = z.lba_bytes;
+            self.cmds.get_mut(cmd).offset = slba * lba_bytes; // the completion's LBA
         }
+        let z = self.zoned();
         let zr = &mut z.zones[zone as usize];
         zr.in_flight += 1;
         let w = PendingWrite {
@@ -634,6 +659,14 @@ impl Ssd {
                 }
                 Ok(0)
             }
+            ZoneAction::Open => {
+                z.c.opens += 1;
+                Ok(0)
+            }
+            ZoneAction::Close => {
+                z.c.closes += 1;
+                Ok(0)
+            }
             _ => Ok(0),
         }
     }
@@ -695,7 +728,11 @@ impl Ssd {
             return false;
         };
         let action = z.actions.remove(&cmd).is_some();
-        z.take_failed(cmd).is_some() || action
+        let failed = z.take_failed(cmd).is_some();
+        if failed {
+            z.appends.remove(&cmd);
+        }
+        failed || action
     }
 }
 

@@ -31,6 +31,11 @@ pub struct ZnsStats {
     pub resets: u64,
     pub reset_bytes: u64,
     pub finishes: u64,
+    /// Explicit opens and closes (Zone Management Send) that succeeded.
+    pub opens: u64,
+    pub closes: u64,
+    /// Zone Append commands that wrote.
+    pub appends: u64,
     /// Multi-plane block erases, programs (pads among them) and page reads on flash.
     pub erases: u64,
     pub programs: u64,
@@ -85,6 +90,9 @@ impl Ssd {
             resets: z.ns.resets,
             reset_bytes: z.ns.reset_lbas * z.lba_bytes,
             finishes: z.c.finishes,
+            opens: z.c.opens,
+            closes: z.c.closes,
+            appends: z.c.appends,
             erases: z.c.erases,
             programs: z.c.programs,
             pad_programs: z.c.pad_programs,

@@ -23,8 +23,40 @@ pub(super) fn fit_zbd_jobs(
     use crate::config::units::Bytes;
     use crate::config::zoned_job::ZoneMode;
     let Some(d) = &cfg.zns else {
+        for (i, w) in jobs.iter().enumerate() {
+            let what = if w.zone_append {
+                "zone_append"
+            } else if !w.zone_ops.is_empty() {
+                "zone_ops"
+            } else {
+                continue;
+            };
+            return Err(crate::config::err(
+                &format!("workload job {i}"),
+                format!(
+                    "{what}: needs a zoned drive (a device with [zns]); '{}' is not zoned \
+                     (Zone Append and Zone Management Send are zoned commands)",
+                    cfg.name
+                ),
+            ));
+        }
         return Ok(jobs);
     };
+    let zones = crate::zns::layout_of(cfg)
+        .and_then(|l| l.ok())
+        .map_or(0, |l| l.zones());
+    for (i, w) in jobs.iter().enumerate() {
+        if let Some((k, op)) = w.zone_ops.iter().enumerate().find(|(_, o)| o.zone >= zones) {
+            return Err(crate::config::err(
+                &format!("workload job {i}"),
+                format!(
+                    "zone_ops[{k}].zone: {} is not a zone of the drive (allowed: 0 to {})",
+                    op.zone,
+                    zones.saturating_sub(1)
+                ),
+            ));
+        }
+    }
     if jobs.first().is_some_and(|w| !w.events.is_empty()) {
         return Err(crate::config::err(
             "workload",
@@ -81,17 +113,26 @@ impl Ssd {
         }
     }
 
-    /// Send the Zone Resets a zbd job's next write needs (`workload/zbd.rs`) before it.
+    /// Send the Zone Finishes and Zone Resets a zbd job's next write needs
+    /// (`workload/zbd.rs`) before it.
     pub(super) fn zoned_send_zbd_resets(&mut self, job: u32) {
-        let Some(starts) = self
+        let Some((finishes, resets)) = self
             .zbd
             .as_mut()
-            .filter(|s| !s.pending_resets.is_empty())
-            .map(|s| std::mem::take(&mut s.pending_resets))
+            .filter(|s| !s.pending_resets.is_empty() || !s.pending_finishes.is_empty())
+            .map(|s| {
+                (
+                    std::mem::take(&mut s.pending_finishes),
+                    std::mem::take(&mut s.pending_resets),
+                )
+            })
         else {
             return;
         };
-        for start in starts {
+        for start in finishes {
+            self.zone_send(job, ZoneAction::Finish, start);
+        }
+        for start in resets {
             self.zone_send(job, ZoneAction::Reset, start);
         }
     }

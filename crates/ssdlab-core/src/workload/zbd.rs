@@ -12,7 +12,9 @@
 //! `zone_reset_threshold`/`zone_reset_frequency` reset zones once that share of the
 //! span holds data; with `max_open_zones` (`job_max_open_zones`) a write to a zone
 //! not open goes to an open one (picked from its offset as fio picks it) or opens the
-//! next closed zone; a zone whose write fills it is closed; reads stay below write
+//! next closed zone; a zone whose write fills it is closed, and one whose remainder
+//! is below the job's block size is finished (fio's zbd_finish_zone: a Zone Finish on
+//! a zoned drive) and the write goes to the next zone; reads stay below write
 //! pointers (unless `read_beyond_wp`), moving to the next zone with data (nearest
 //! either side for random reads) and ending the job when none has any; a trim resets
 //! its zone (random trims pick a zone with data). Resets of emulated zones send
@@ -56,6 +58,9 @@ pub struct ZoneSet {
     real: bool,
     /// Starts (bytes) of the zones the next write's resets are for, to send first.
     pub(crate) pending_resets: Vec<u64>,
+    /// Starts (bytes) of the zones fio finishes before the next write (a remainder
+    /// below the block size), to send first.
+    pub(crate) pending_finishes: Vec<u64>,
 }
 
 /// fio's limit on zones a run keeps (a larger area needs larger zones).
@@ -88,6 +93,7 @@ impl ZoneSet {
             write_cnt: 0,
             real: false,
             pending_resets: Vec::new(),
+            pending_finishes: Vec::new(),
         }))
     }
 
@@ -144,6 +150,8 @@ pub(crate) struct ZoneEmu {
     zone_bytes: u64,
     /// Zone resets this job made (fio's `nr_zone_resets`).
     pub resets: u64,
+    /// Zones this job finished (a remainder below its block size).
+    pub finishes: u64,
 }
 
 /// The zone-aligned span of a zbd job (fio rounds the offset up and the end down to
@@ -185,6 +193,7 @@ impl ZoneEmu {
             origin: 0,
             zone_bytes: 0,
             resets: 0,
+            finishes: 0,
         }
     }
 
@@ -378,6 +387,24 @@ impl ZoneEmu {
                 }
                 let resets = self.resets;
                 let mut z = zb;
+                let rem = set.cap.saturating_sub(set.wp[z]);
+                if rem > 0 && rem < min_bs {
+                    // fio's zbd_convert_to_write_zone: a zone whose remainder is below
+                    // the block size is finished (a Zone Finish on a zoned drive; its
+                    // write pointer moves to the zone's end) and the write goes on to
+                    // the next zone (a sequential job past its last zone ends).
+                    self.close(set, z);
+                    set.wp[z] = set.cap;
+                    set.with_data += rem;
+                    self.finishes += 1;
+                    if set.real {
+                        set.pending_finishes.push(set.zstart(z));
+                    }
+                    if !random && z + 1 >= self.hi {
+                        return None;
+                    }
+                    z = if z + 1 >= self.hi { self.lo } else { z + 1 };
+                }
                 if !self.try_open(set, z) {
                     z = self.open_zone_for(set, abs, min_bs)?;
                 }

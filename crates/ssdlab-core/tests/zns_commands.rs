@@ -1,0 +1,221 @@
+//! Zoned commands from workloads on a zoned drive (`[zns]`): Zone Append (the workload's
+//! `zone_append`), scheduled Zone Management Send (`zone_ops`: open, close, finish,
+//! reset) and fio's finish of a zone whose remainder is below the block size. The
+//! drive: tiny-test with 1 MiB zones over its 4 dies (32 zones, 32 KiB program units).
+
+mod common;
+
+use common::{device, f};
+use serde_json::Value;
+use ssdlab_core::config::{load_jobs, DeviceConfig};
+use ssdlab_core::{run_jobs, DriveState, RunOptions};
+
+fn zoned(extra: &[&str]) -> DeviceConfig {
+    let mut o = vec!["zns.zone_size_bytes=\"1MiB\""];
+    o.extend_from_slice(extra);
+    device("tiny-test", &o)
+}
+
+fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState) -> Value {
+    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state,
+        seed: 1,
+        verify: true,
+    };
+    run_jobs(dev.clone(), jobs, opts, &mut |_| true)
+        .unwrap()
+        .json
+}
+
+fn zns(r: &Value) -> &Value {
+    &r["device"]["zns"]
+}
+
+/// An append at QD1 costs what a write at the write pointer costs: the command path
+/// and the data into the buffer (its core finds the zone's write pointer in the map).
+#[test]
+fn qd1_zone_append_latency_is_the_sum_of_its_parts() {
+    let dev = zoned(&[]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"write","bs":"4k","iodepth":1,"number_ios":40,"zone_append":true}"#,
+        DriveState::Fresh,
+    );
+    let expect = common::qd1_buffered_write_4k_ns(&dev);
+    for k in ["mean", "min", "max"] {
+        let v = f(&r["write"]["lat_ns"][k]);
+        assert!((v - expect).abs() / expect < 0.01, "{k} {v} vs {expect}");
+    }
+    let z = zns(&r);
+    assert_eq!(z["appends"], 40);
+    assert_eq!(z["host_bytes_written"], 40 * 4096);
+    assert_eq!(z["zones_by_state"]["implicitly_open"], 1);
+    assert_eq!(z["errors_total"], 0);
+}
+
+/// Random offsets in one zone, appended at QD8: each append lands at the write pointer,
+/// every completion returns a distinct LBA, together the zone's capacity once; the
+/// appends past the capacity get 0xB9 Zone Is Full.
+#[test]
+fn appends_return_the_lbas_they_were_written_at() {
+    let dev = zoned(&[]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randwrite","bs":"16k","iodepth":8,"size":"1MiB","number_ios":70,
+            "zone_append":true,"log_completions":true}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    assert_eq!(z["appends"], 64, "{z}");
+    assert_eq!(z["errors"]["0xb9"], 6, "{z}");
+    assert_eq!(z["zones_by_state"]["full"], 1, "{z}");
+    let mut offsets: Vec<u64> = r["jobs"][0]["completions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[3].as_u64().unwrap())
+        .collect();
+    offsets.sort_unstable();
+    let want: Vec<u64> = (0..64).map(|i| i * 16384).collect();
+    assert_eq!(offsets, want);
+}
+
+/// Appends to random zones, then random reads of what they wrote: the oracle finds
+/// every LBA at the flash page the zone layout gives it.
+#[test]
+fn the_oracle_holds_under_appends() {
+    let dev = zoned(&[]);
+    let r = simulate(
+        &dev,
+        r#"{"jobs":[
+            {"rw":"randwrite","bs":"16k","iodepth":16,"size":"4MiB","number_ios":200,
+             "zone_append":true,"group":0},
+            {"rw":"randread","bs":"16k","iodepth":16,"size":"4MiB","number_ios":2000,
+             "group":1}]}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    assert_eq!(z["appends"], 200, "{z}");
+    assert_eq!(z["errors_total"], 0, "{z}");
+    let o = &r["device"]["oracle"];
+    assert!(f(&o["checked"]) > 1000.0 && o["mismatches"] == 0, "{o}");
+    // The verify pass reads back where the appends went.
+    let r = simulate(
+        &dev,
+        r#"{"rw":"randwrite","bs":"16k","iodepth":8,"size":"2MiB","number_ios":100,
+            "zone_append":true,"verify_readback":true}"#,
+        DriveState::Fresh,
+    );
+    assert_eq!(r["read"]["total_ios"], 100);
+    let o = &r["device"]["oracle"];
+    // (LBAs read from the write buffer, not yet programmed, are not checked.)
+    assert!(f(&o["checked"]) >= 300.0 && o["mismatches"] == 0, "{o}");
+}
+
+/// Scheduled Zone Management Send through the event loop: explicit open; open then
+/// close of a zone without data (back to empty); close of a zone written to (closed);
+/// finish of a partly written zone (its partly filled program unit padded and
+/// programmed); reset; and a close of an empty zone (invalid transition, 0xBF).
+#[test]
+fn zone_ops_drive_the_zone_state_machine() {
+    let dev = zoned(&[]);
+    let r = simulate(
+        &dev,
+        r#"{"jobs":[
+            {"rw":"write","bs":"8k","iodepth":1,"number_ios":1,"group":0},
+            {"rw":"write","bs":"8k","iodepth":1,"number_ios":1,"offset":"3MiB","group":0},
+            {"rw":"write","bs":"8k","iodepth":1,"number_ios":1,"offset":"6MiB","group":0},
+            {"rw":"randread","bs":"4k","iodepth":1,"runtime":"20ms","group":1,
+             "zone_ops":[
+                {"at":"1ms","action":"open","zone":2},
+                {"at":"2ms","action":"open","zone":4},
+                {"at":"2500us","action":"close","zone":4},
+                {"at":"3ms","action":"close","zone":3},
+                {"at":"4ms","action":"finish","zone":0},
+                {"at":"5ms","action":"reset","zone":6},
+                {"at":"6ms","action":"close","zone":5}]}]}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    let s = &z["zones_by_state"];
+    assert_eq!(s["explicitly_open"], 1, "{z}");
+    assert_eq!(s["closed"], 1, "{z}");
+    assert_eq!(s["full"], 1, "{z}");
+    assert_eq!(s["empty"], 29, "{z}");
+    assert_eq!(
+        (z["opens"].clone(), z["closes"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(z["finishes"], 1, "{z}");
+    assert_eq!(z["pad_programs"], 1, "{z}"); // zone 0's 8 KiB padded to 32 KiB
+    assert_eq!(z["resets"], 1, "{z}");
+    assert_eq!(z["errors"]["0xbf"], 1, "{z}");
+    // The management commands are not I/O: only the three writes are in the figures.
+    assert_eq!(r["write"]["total_ios"], 3);
+}
+
+/// fio's zbd jobs finish a zone whose remainder is below the block size and go on to the
+/// next zone (zone capacity 768 KiB, 320 KiB writes: two a zone, then a Zone Finish).
+#[test]
+fn fio_zbd_finishes_a_zone_with_a_remainder_below_the_block_size() {
+    let dev = zoned(&["zns.zone_capacity_bytes=\"768KiB\""]);
+    let r = simulate(
+        &dev,
+        r#"{"rw":"write","bs":"320k","iodepth":1,"size":"4MiB",
+            "zoned":{"mode":"zbd","zone_size":"1MiB"}}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    assert_eq!(z["errors_total"], 0, "{z}");
+    // Each zone: two writes, then a finish before the next write moves on; past the
+    // last zone's finish the sequential job ends, as fio's does.
+    assert_eq!(z["finishes"], 4, "{z}");
+    assert_eq!(z["zones_by_state"]["full"], 4, "{z}");
+    assert_eq!(z["host_bytes_written"], 4 * (640 << 10), "{z}");
+    assert_eq!(z["pad_programs"], 0, "{z}"); // 640 KiB is 20 whole program units
+}
+
+#[test]
+fn zoned_commands_on_a_drive_that_is_not_zoned_are_refused() {
+    let dev = device("tiny-test", &[]);
+    for (wl, field) in [
+        (r#"{"rw":"write","zone_append":true}"#, "zone_append"),
+        (
+            r#"{"rw":"read","zone_ops":[{"at":"1ms","action":"open","zone":0}]}"#,
+            "zone_ops",
+        ),
+    ] {
+        let jobs = load_jobs(wl, &[], dev.capacity_bytes()).unwrap();
+        let opts = RunOptions {
+            state: DriveState::Fresh,
+            seed: 1,
+            verify: false,
+        };
+        let e = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains(field) && e.contains("zoned"), "{e}");
+    }
+    let dev = zoned(&[]);
+    let jobs = load_jobs(
+        r#"{"rw":"read","zone_ops":[{"at":"1ms","action":"open","zone":32}]}"#,
+        &[],
+        dev.capacity_bytes(),
+    )
+    .unwrap();
+    let opts = RunOptions {
+        state: DriveState::Fresh,
+        seed: 1,
+        verify: false,
+    };
+    let e = run_jobs(dev, jobs, opts, &mut |_| true)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("zone_ops[0].zone") && e.contains("0 to 31"),
+        "{e}"
+    );
+}
