@@ -113,7 +113,12 @@ impl DeviceConfig {
     /// Where the map (cache) lives once the HMB is negotiated.
     pub fn map_placement(&self) -> MapPlacement {
         let mu = self.ftl.mapping_unit.bytes().max(1);
-        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
+        // A zoned drive maps zones, not pages: its map is the per-zone map (8 bytes a
+        // zone, `zns::Layout::map_bytes`), whatever tier holds it.
+        let map_bytes = match crate::zns::layout_of(self) {
+            Some(Ok(l)) => l.map_bytes(),
+            _ => self.capacity_bytes() / mu * MAP_ENTRY_BYTES,
+        };
         let seg = self.map.segment.bytes().max(1);
         let segments = map_bytes.div_ceil(seg);
         let granted = self.hmb_layout().map_bytes;
@@ -208,7 +213,12 @@ impl DeviceConfig {
         }
         self.hmb.validate(errs);
         let mu = self.ftl.mapping_unit.bytes().max(1);
-        let map_bytes = self.capacity_bytes() / mu * MAP_ENTRY_BYTES;
+        // A zoned drive maps zones, not pages: its map is the per-zone map (8 bytes a
+        // zone, `zns::Layout::map_bytes`), whatever tier holds it.
+        let map_bytes = match crate::zns::layout_of(self) {
+            Some(Ok(l)) => l.map_bytes(),
+            _ => self.capacity_bytes() / mu * MAP_ENTRY_BYTES,
+        };
         if let CacheSize::Bytes(b) = m.cache {
             let b = b.bytes();
             if b < seg {

@@ -16,6 +16,8 @@ pub const DEVICE_NAMES: &[&str] = &[
     "emmc-32g",
     "mqsim-default",
     "tiny-test",
+    "zn540",
+    "zn540-dramless",
 ];
 
 /// The TOML text of a shipped device preset.
@@ -37,6 +39,8 @@ pub fn device_toml(name: &str) -> Option<&'static str> {
         "emmc-32g" => include_str!("../../presets/emmc-32g.toml"),
         "mqsim-default" => include_str!("../../presets/mqsim-default.toml"),
         "tiny-test" => include_str!("../../presets/tiny-test.toml"),
+        "zn540" => include_str!("../../presets/zn540.toml"),
+        "zn540-dramless" => include_str!("../../presets/zn540-dramless.toml"),
         _ => return None,
     })
 }
