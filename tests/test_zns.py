@@ -87,3 +87,72 @@ def test_bad_zns_sections_name_the_field(zoned, tmp_path):
     with pytest.raises(Exception, match=r"zns\.zone_capacity_bytes"):
         ssdlab.validate(str(bad))
     assert main(["validate", str(bad)]) == 2
+
+
+JOBS = Path(__file__).resolve().parents[2] / "shared" / "data" / "fio-jobs"
+needs_shared = pytest.mark.skipif(not JOBS.is_dir(), reason="needs the shared fio jobs")
+
+
+@needs_shared
+def test_fio_zbd_without_zonesize_runs_on_a_zoned_drive(zoned):
+    """uring-cmd-zoned.fio gives no zonesize: the zoned drive's own zones serve, as in
+    fio (on a drive that is not zoned it is refused, naming the line)."""
+    jf = load_jobfile(JOBS / "uring-cmd-zoned.fio", max_ios=2000)
+    with pytest.raises(Exception, match="zonemode=zbd without zonesize"):
+        simulate_jobfile(jf, "tiny-test", state="fresh")
+    _, report = simulate_jobfile(jf, str(zoned), state="fresh")
+    z = report["device"]["zns"]
+    assert z["errors_total"] == 0, z
+    assert z["host_bytes_written"] > 0
+    assert report["device"]["oracle"]["mismatches"] == 0  # verify=crc32c: a read-back pass
+
+
+@needs_shared
+def test_fio_zone_append_job_sends_zone_appends(zoned):
+    """uring-cmd-zoned-append.fio (write_mode=zone_append, size=1z, QD4): the writes go
+    out as Zone Appends into the drive's zones and are read back where they landed."""
+    jf = load_jobfile(JOBS / "uring-cmd-zoned-append.fio", max_ios=2000)
+    _, report = simulate_jobfile(jf, str(zoned), state="fresh")
+    z = report["device"]["zns"]
+    assert z["errors_total"] == 0, z
+    assert z["appends"] > 0 and z["appends"] * 8192 == z["host_bytes_written"], z
+    assert report["device"]["oracle"]["mismatches"] == 0
+
+
+def test_api_zone_append_and_zone_ops(zoned):
+    r = ssdlab.run(
+        str(zoned),
+        {"rw": "randwrite", "bs": "16k", "iodepth": 8, "size": "2MiB", "number_ios": 64,
+         "zone_append": True, "zone_ops": [{"at": "0", "action": "open", "zone": 5}]},
+        state="fresh",
+    )  # fmt: skip
+    z = r["device"]["zns"]
+    assert z["appends"] == 64 and z["errors_total"] == 0
+    assert z["opens"] == 1 and z["zones_by_state"]["explicitly_open"] == 1
+    assert "appends=64" in r.summary()
+    with pytest.raises(ssdlab.ConfigError, match="zone_append: needs a zoned drive"):
+        ssdlab.run("tiny-test", {"rw": "write", "zone_append": True, "number_ios": 10})
+
+
+def test_cli_zone_append_and_zone_op(zoned, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    args = ["run", "--device", str(zoned), "--rw", "write", "--bs", "64k", "--iodepth", "4"]
+    args += ["--io_size", "2MiB", "--state", "fresh", "--zone_append"]
+    args += ["--zone-op", "0:finish:7", "--json", str(out)]
+    assert main(args) == 0
+    z = json.loads(out.read_text())["device"]["zns"]
+    assert z["appends"] == 32 and z["finishes"] == 1
+    # Zones 0 and 1 filled by the appends (offsets 0-2 MiB), zone 7 finished.
+    assert z["zones_by_state"]["full"] == 3
+    capsys.readouterr()
+    assert main(["run", "--device", str(zoned), "--zone-op", "1ms:shut:3"]) == 2
+    assert "--zone-op" in capsys.readouterr().err
+
+
+def test_zn540_presets_are_shipped():
+    names = ssdlab.presets()
+    assert "zn540" in names and "zn540-dramless" in names
+    for name in ("zn540", "zn540-dramless"):
+        cfg = ssdlab.validate(name)
+        assert cfg["warnings"] == [] and cfg["zns"]["max_open_zones"] == 14
+        assert cfg["capacity_bytes"] == 904 * (2 << 30)

@@ -184,6 +184,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         given["norandommap"] = True
     if args.event:
         given["events"] = [parse_event(e) for e in args.event]
+    if args.zone_append:
+        given["zone_append"] = True
+    if args.zone_op:
+        given["zone_ops"] = [parse_zone_op(z) for z in args.zone_op]
     # An explicit stop rule replaces the default one rather than adding to it.
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
@@ -261,6 +265,19 @@ def parse_event(text: str) -> dict:
         else:
             event[key] = value
     return event
+
+
+ZONE_ACTIONS = ("open", "close", "finish", "reset")
+
+
+def parse_zone_op(text: str) -> dict:
+    """``--zone-op AT:ACTION:ZONE`` (e.g. ``5ms:finish:3``) as one entry of the workload's
+    ``zone_ops``: a Zone Management Send on a zoned drive."""
+    parts = text.split(":")
+    allowed = f"AT:ACTION:ZONE, ACTION one of {', '.join(ZONE_ACTIONS)}, ZONE a zone number"
+    if len(parts) != 3 or not parts[0] or parts[1] not in ZONE_ACTIONS or not parts[2].isdigit():
+        raise UsageError(f"--zone-op: '{outputs.shown(text)}' is not allowed ({allowed})")
+    return {"at": parts[0], "action": parts[1], "zone": int(parts[2])}
 
 
 def verify_verdict(data: dict, label: str = "") -> int:
@@ -387,6 +404,20 @@ def build_parser() -> argparse.ArgumentParser:
         "hmb-disable or "
         "hmb-enable; KEY memory_return, duration, window, windows; e.g. 0.3s:reset:"
         "memory_return=false (docs/power-events.md)",
+    )
+    p.add_argument(
+        "--zone_append",
+        "--zone-append",
+        action="store_true",
+        help="zoned drive: writes go out as Zone Append to the zone of their offset (fio's "
+        "write_mode=zone_append); the completion returns the LBA written (docs/zns-fdp.md)",
+    )
+    p.add_argument(
+        "--zone-op",
+        action="append",
+        metavar="AT:ACTION:ZONE",
+        help="zoned drive: a Zone Management Send at a set time (repeatable): ACTION open, "
+        "close, finish or reset; e.g. 5ms:finish:3 (docs/zns-fdp.md)",
     )
     p.add_argument(
         "--state",

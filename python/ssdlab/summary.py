@@ -148,7 +148,13 @@ def zns_lines(d: dict[str, Any]) -> list[str]:
         f"  zns: host wrote {_mib(z.get('host_bytes_written', 0))}  resets={z.get('resets', 0):,} "
         f"({_mib(z.get('reset_bytes', 0))})  finishes={z.get('finishes', 0):,}  "
         f"programs={z.get('programs', 0):,} ({z.get('pad_programs', 0):,} padded)  "
-        f"erases={z.get('erases', 0):,}",
+        f"erases={z.get('erases', 0):,}"
+        + (f"  appends={z['appends']:,}" if z.get("appends") else "")
+        + (
+            f"  opens={z.get('opens', 0):,}  closes={z.get('closes', 0):,}"
+            if z.get("opens") or z.get("closes")
+            else ""
+        ),
         f"  zns errors: {err}",
         f"  memory: per-zone map {z.get('map_bytes', 0):,} B (a page map of this namespace: "
         f"{_mib(z.get('page_map_bytes', 0))})",

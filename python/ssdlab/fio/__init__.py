@@ -134,7 +134,14 @@ def simulate_jobfile(
     from ssdlab import api
     from ssdlab.fio.simulate import simulate
 
-    cap = api.validate(device, set=set)["capacity_bytes"]
+    cfg = api.validate(device, set=set)
+    cap = cfg["capacity_bytes"]
+    zns = cfg.get("zns")
+    if zns and jf.sections and any(j.spec.get("_needs_drive_zones") for j in jf.jobs):
+        # fio on a zoned drive: zonemode=zbd without zonesize, and sizes in zones, take
+        # the drive's zone size (the job file is resolved again with it).
+        zs = _config_bytes(zns["zone_size_bytes"])
+        jf = resolve(jf.sections, max_ios=jf.max_ios, drive_zone_size=zs)
     last = {}
 
     def run(jobs, verify):
@@ -146,6 +153,20 @@ def simulate_jobfile(
         return rep.to_dict()
 
     return simulate(jf, cap, run, seed=seed), last["report"]
+
+
+def _config_bytes(v: Any) -> int:
+    """A size of a resolved device config (a number, or "2GiB", "64MiB", "512B")."""
+    import re
+
+    if isinstance(v, int):
+        return v
+    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]i?B|B)?\s*", str(v))
+    if not m:
+        raise ValueError(f"not a size: {v!r}")
+    units = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+    units.update({f"{p}iB": 1 << (10 * (i + 1)) for i, p in enumerate("KMGT")})
+    return int(m.group(1)) * units[m.group(2) or ""]
 
 
 def fio_doc(sim: Any, jf: JobFile, plus: bool = False) -> dict:

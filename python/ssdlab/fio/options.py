@@ -383,6 +383,9 @@ class JobFile:
     not_simulated: list[str] = field(default_factory=list)
     # "file:line: option: no effect on the simulation (why)", one per option name.
     warnings: list[str] = field(default_factory=list)
+    # What it was resolved from, to resolve again with a zoned drive's zone size.
+    sections: list = field(default_factory=list, repr=False)
+    max_ios: Any = "default"
 
     @property
     def verify(self) -> bool:
@@ -426,8 +429,15 @@ def _bssplit(v: str, where: str, kb: int) -> list[list[Any]]:
 DEFAULT_MAX_IOS = 200_000
 
 
-def resolve(sections: list[Section], max_ios: int | str | None = "default") -> JobFile:
-    """Turn parsed sections into ssdlab jobs (raises JobFileError / Unsupported)."""
+def resolve(
+    sections: list[Section],
+    max_ios: int | str | None = "default",
+    drive_zone_size: int | None = None,
+) -> JobFile:
+    """Turn parsed sections into ssdlab jobs (raises JobFileError / Unsupported).
+
+    `drive_zone_size`: the zone size of the zoned drive the file runs on (`[zns]`), which
+    zonemode=zbd jobs without zonesize and sizes in zones take, as fio takes the device's."""
     cap_timed = max_ios != "default"
     if not cap_timed:
         max_ios = DEFAULT_MAX_IOS
@@ -452,7 +462,9 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
                     f"{o.where}: wait_for={(o.value or '').strip()}: no earlier job of that name "
                     f"(allowed: the name of an earlier job: {earlier})"
                 )
-        job, new_phase = _job(sec, opts, own, not_sim, max_ios, cap_timed, warnings)
+        job, new_phase = _job(
+            sec, opts, own, not_sim, max_ios, cap_timed, warnings, drive_zone_size
+        )
         if new_phase and jobs:
             group += 1
         job.spec["group"] = group
@@ -460,7 +472,9 @@ def resolve(sections: list[Section], max_ios: int | str | None = "default") -> J
     if not jobs:
         raise JobFileError(f"{sections[0].where if sections else 'job file'}: no job sections")
     check_shared_zones(jobs)
-    return JobFile(jobs, global_view, sorted(set(not_sim)), list(warnings.values()))
+    jf = JobFile(jobs, global_view, sorted(set(not_sim)), list(warnings.values()))
+    jf.sections, jf.max_ios = sections, max_ios if cap_timed else "default"
+    return jf
 
 
 def _iolog_path(v: str, where: str) -> str:
@@ -507,6 +521,7 @@ def _job(
     max_ios: int | None,
     cap_timed: bool,
     warnings: dict[str, str],
+    drive_zone_size: int | None = None,
 ):
     kb = 1024  # kb_base applies to the options after it, as fio parses in order
     spec: dict[str, Any] = {"name": sec.name}
@@ -534,8 +549,8 @@ def _job(
     log_opts = {"avg_msec": 0, "hist_msec": 0, "offset": False, "per_job": True}
     flow = flow_id = 0
     bsrange_where = None
-    zone_size = zone_size_of(opts)
-    zopts = ZoneOptions(zone_size)
+    zone_size = zone_size_of(opts) or drive_zone_size
+    zopts = ZoneOptions(zone_size, drive_zone_size)
 
     def warn(o, why: str) -> None:
         not_sim.append(o.name)
@@ -611,6 +626,9 @@ def _job(
             if mode.startswith("verify"):
                 verify_cmd = True
                 warn(o, f"{n}={mode}: the drive's verify commands are simulated as reads")
+            elif n == "write_mode" and mode == "zone_append":
+                # io_uring_cmd: writes go out as NVMe Zone Append commands (a zoned drive).
+                spec["zone_append"] = True
             elif mode != "write":
                 warn(o, f"{n}={mode}: simulated as plain writes")
             else:
@@ -843,6 +861,8 @@ def _job(
         else:
             raise JobFileError(f"{w}: {n}: unknown or unsupported fio option")
     zoned = zopts.resolve(sec.where, sec.name)
+    if zopts.needs_drive_zones:
+        spec["_needs_drive_zones"] = True
     if zoned is not None and "_refused" in zoned:
         spec["_refused"] = zoned["_refused"]
     elif zoned is not None:
@@ -989,6 +1009,7 @@ def finish_owned(
         s = dict(job.spec)
         if "_refused" in s:
             raise Unsupported(s["_refused"])
+        s.pop("_needs_drive_zones", None)
         size = s.pop("_size", None)
         span = capacity_bytes
         asked = None  # an absolute size, in bytes

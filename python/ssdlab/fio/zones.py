@@ -73,11 +73,13 @@ def size_or_zones(
         if not zone_size:
             why = (
                 f"{where}: {name}={text.strip()}: a size in zones needs zonesize or a zoned "
-                "drive's own zone size, and the simulated drives are not zoned"
+                "drive's own zone size, and this drive is not zoned (a device with [zns] "
+                "reports its zones)"
             )
             if zopts is None:
                 raise JobFileError(why)
             zopts.refused = zopts.refused or why
+            zopts.needs_drive_zones = True
             return 0 if name == "offset" else 1 << 20
         return int(m.group(1)) * zone_size
     return parse_size(text, where, name, kb)
@@ -86,8 +88,12 @@ def size_or_zones(
 class ZoneOptions:
     """The zone and FDP options of one job, checked as they come."""
 
-    def __init__(self, zone_size: int | None):
+    def __init__(self, zone_size: int | None, drive_zone_size: int | None = None):
         self.zone_size = zone_size
+        # A zoned drive's own zone size (`[zns]`), as fio reads it from the device.
+        self.drive_zone_size = drive_zone_size
+        # Refused only for want of the drive's zones: a zoned drive would run it.
+        self.needs_drive_zones = False
         self.mode: str | None = None
         self.where = ""
         self.spec: dict[str, Any] = {}
@@ -160,12 +166,17 @@ class ZoneOptions:
             return None
         if not zs and mode == "strided":
             raise JobFileError(f"{self.where or where}: [{name}]: zonemode=strided needs zonesize")
+        if not zs and self.drive_zone_size:
+            # fio on a zoned drive: the job's zone size is the drive's (parse_zone_info).
+            zs = self.spec["zone_size"] = self.drive_zone_size
         if not zs:
             # Valid fio for a zoned drive, which reports its zone size; checked at run time.
+            self.needs_drive_zones = True
             return {"mode": "zbd", "_refused": (
                 f"{self.where or where}: [{name}]: zonemode=zbd without zonesize needs a zoned "
-                "drive to report its zones, and the simulated drives are not zoned (as fio "
-                "on a drive that is not zoned: give zonesize for fio's emulated zones)"
+                "drive to report its zones, and this drive is not zoned (as fio on a drive "
+                "that is not zoned: give zonesize for fio's emulated zones, or run it on a "
+                "device with [zns])"
             )}  # fmt: skip
         out: dict[str, Any] = {"mode": mode}
         for k, val in self.spec.items():
