@@ -138,7 +138,10 @@ def test_every_example_job_file_is_accepted_or_refused_with_a_reason(monkeypatch
                 jobs = finish(jf, tiny)
             except JobFileError:
                 continue  # e.g. offset_increment=124g: needs a larger drive than tiny-test
-            r = ssdlab.run("tiny-test", {"jobs": jobs}, state="fresh", verify=jf.verify)
+            # FDP jobs (fdp_pli up to 6) on tiny-test with 8 handles and room for them.
+            fdp = {"fdp.handles": 8, "nand.blocks_per_plane": 64}
+            setv = fdp if any("fdp" in j for j in jobs) else None
+            r = ssdlab.run("tiny-test", {"jobs": jobs}, state="fresh", verify=jf.verify, set=setv)
             assert len(r["jobs"]) == sum(int(j.spec.get("numjobs", 1)) for j in jf.jobs)
             ran.append(f.name)
     accepted = [n for n, (k, _, _) in out.items() if k == "accepted"]

@@ -173,7 +173,8 @@ def test_sizes_in_zones_and_refused_runs():
     assert spec["size"] == f"{3 << 20}B" and spec["offset"] == f"{2 << 20}B"
     assert spec["zoned"] == {"mode": "zbd", "zone_size": f"{1 << 20}B"}
     for text, want in [
-        ("[j]\nfdp=1\nplids=0,1\n", "t.fio:2: fdp: flexible data placement"),
+        ("[j]\ndataplacement=streams\nplids=0,1\n",
+         "t.fio:2: dataplacement=streams: the streams directive is not modelled"),
         ("[j]\nzonemode=zbd\n", "t.fio:2: [j]: zonemode=zbd without zonesize needs a zoned"),
         ("[j]\nsize=1z\n", "t.fio:2: size=1z: a size in zones needs zonesize or a zoned"),
     ]:

@@ -182,6 +182,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     given = {name: getattr(args, name) for name, _ in FIO_FLAGS if getattr(args, name) is not None}
     if args.norandommap:
         given["norandommap"] = True
+    if args.fdp or args.plids or args.plid_select:
+        from ssdlab.fio.parser import JobFileError
+        from ssdlab.fio.zones import plid_list
+
+        place: dict = {"select": args.plid_select or "roundrobin"}
+        if args.plids:
+            try:
+                place["plids"] = plid_list(args.plids, "--plids", "plids")
+            except JobFileError as e:
+                raise UsageError(str(e)) from None
+        given["fdp"] = place
     if args.event:
         given["events"] = [parse_event(e) for e in args.event]
     if args.zone_append:
@@ -395,6 +406,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="random offsets drawn with replacement (default: as fio, every block of the "
         "span once per pass before any repeats)",
+    )
+    p.add_argument(
+        "--fdp",
+        action="store_true",
+        help="writes carry FDP placement IDs (fio's fdp=1; a drive with [fdp], e.g. "
+        "--set fdp.handles=4; docs/zns-fdp.md)",
+    )
+    p.add_argument(
+        "--plids",
+        help="placement-ID indices the writes use, e.g. 0,2-3 (fio's plids; implies --fdp)",
+    )
+    p.add_argument(
+        "--plid_select",
+        choices=["roundrobin", "random"],
+        help="one of the placement IDs per write, in turn or at random (fio's plid_select; "
+        "implies --fdp)",
     )
     p.add_argument(
         "--event",

@@ -389,6 +389,11 @@ def generate(root: str | Path) -> str:
     resolved["zns"] = api.validate(
         {**_minimal_device(structs, top), "zns": {"zone_size_bytes": f"{zone}B"}}
     )["zns"]
+    # `[fdp]` is absent unless given: resolve it on a drive with room for its handles.
+    resolved["fdp"] = api.validate(
+        {**_minimal_device(structs, top), "fdp": {"handles": 1}}
+    )["fdp"]
+    resolved["fdp"]["handles"] = 8  # the default (the minimal drive has no spare for 8)
     out = [
         "# Device config reference",
         "",

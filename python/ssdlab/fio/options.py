@@ -33,7 +33,7 @@ from ssdlab.fio.parser import (
 )
 from ssdlab.fio.zones import (
     FDP_OPTIONS,
-    FDP_WHY,
+    FDP_SIMULATED,
     ZONE_SIMULATED,
     ZoneOptions,
     check_shared_zones,
@@ -867,8 +867,11 @@ def _job(
         spec["_refused"] = zoned["_refused"]
     elif zoned is not None:
         spec["zoned"] = zoned
-    if zopts.fdp:
-        spec["_refused"] = f"{zopts.fdp['_where']}: fdp: {FDP_WHY}"
+    fdp = zopts.fdp_spec(_iolog_path) if zopts.fdp else None
+    if fdp is not None and "_refused" in fdp:
+        spec["_refused"] = fdp["_refused"]
+    elif fdp is not None:
+        spec["fdp"] = fdp
     rw = spec.get("rw", "read")
     if "_bsrange_write" in spec:
         lo_hi = spec.pop("_bsrange_write")
@@ -1140,7 +1143,7 @@ def option_status(name: str) -> tuple[str, str]:
     if n in UNSUPPORTED:
         return "refused", UNSUPPORTED[n]
     if n in FDP_OPTIONS:
-        return "refused", FDP_WHY
+        return "simulated", FDP_SIMULATED[n]
     if n in ENGINE_OPTIONS:
         eng = ENGINE_OPTIONS[n]
         return "refused", f"an option of ioengine={eng}, which is refused ({OTHER_ENGINES[eng]})"

@@ -8,8 +8,12 @@ zones (``size=128z``), and the Flexible Data Placement options (``fdp``,
 A job's zone options become its ``zoned`` table, which the simulator's generator
 follows with fio's rules (crates/ssdlab-core/src/workload/zbd.rs): ``zonemode=zbd``
 over zones the host keeps itself, as fio does on a drive that is not zoned, and
-``zonemode=strided``. FDP options are checked and kept: a run is refused, as the
-simulated drives have no FDP configuration (fio, too, stops on such a drive).
+``zonemode=strided``. FDP options (``fdp=1`` or ``dataplacement=fdp``) become the
+job's ``fdp`` table: the placement-ID indices, how one is picked per write and the
+``dp_scheme`` file's ranges (crates/ssdlab-core/src/workload/placement.rs follows
+fio's rules); the run needs a drive with an ``[fdp]`` section and is refused on one
+without (as fio stops on a drive without FDP). ``dataplacement=streams`` is refused:
+the streams directive is not modelled.
 """
 
 from __future__ import annotations
@@ -40,12 +44,65 @@ ZONE_SIMULATED: dict[str, str] = {
 }
 FDP_OPTIONS = ("fdp", "dataplacement", "plids", "fdp_pli", "plid_select", "fdp_pli_select",
                "dp_scheme")  # fmt: skip
+# What each FDP option becomes (on a drive with an [fdp] section; docs/zns-fdp.md).
+FDP_SIMULATED: dict[str, str] = {
+    "fdp": "writes carry a data placement directive (type 2) whose DSPEC is a placement ID "
+    "(needs a drive with [fdp])",
+    "dataplacement": "fdp: as fdp=1; none: no directive; streams: refused",
+    "plids": "indices into the drive's reclaim unit handle status list (group 0's handles, "
+    "then group 1's, ...): the placement IDs the job writes with (default: all)",
+    "fdp_pli": "as plids",
+    "plid_select": "roundrobin (default) or random: one of the job's placement IDs per write; "
+    "scheme: by the write's offset, from dp_scheme",
+    "fdp_pli_select": "as plid_select",
+    "dp_scheme": "file of start,end,placement_id lines: a write in [start, end) of the first "
+    "line holding it carries that placement ID, others placement ID 0",
+}
 FDP_WHY = (
-    "flexible data placement: the simulated drives have no FDP configuration (fio, too, "
-    "stops on a drive without FDP)"
+    "dataplacement=streams: the streams directive is not modelled (fdp=1 or "
+    "dataplacement=fdp run on a drive with an [fdp] section)"
 )
 _MODES = ("none", "strided", "zbd")
 _ZONED_COUNT = re.compile(r"^\s*(\d+)\s*z\s*$", re.IGNORECASE)
+
+
+def plid_list(text: str, where: str, name: str) -> list[int]:
+    """fio's ``plids``: indices separated by ``,`` or ``:``, ranges ``lo-hi``."""
+    out: list[int] = []
+    for part in re.split(r"[,:]", text):
+        if not part.strip():
+            continue
+        lo, _, hi = part.partition("-")
+        a = parse_int(lo, where, name, 0, 65535)
+        b = parse_int(hi, where, name, 0, 65535) if hi else a
+        if b < a:
+            raise JobFileError(f"{where}: {name}={text}: range {part.strip()} runs backwards")
+        out.extend(range(a, b + 1))
+    return out
+
+
+def read_dp_scheme(path: str, where: str) -> list[list[int]]:
+    """fio's ``dp_scheme`` file: lines ``start,end,placement_id`` (offsets in bytes;
+    the third column is the placement ID the write carries). As fio's ``fscanf``
+    loop, reading stops at the first line that is not such a line."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise JobFileError(f"{where}: dp_scheme={path}: cannot read it ({e.strerror})") from e
+    out: list[list[int]] = []
+    for line in text.splitlines():
+        m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*", line)
+        if not m:
+            break
+        start, end, pid = (int(g) for g in m.groups())
+        if pid > 0xFFFF:
+            raise JobFileError(f"{where}: dp_scheme={path}: placement ID {pid} above 65535")
+        out.append([start, end, pid])
+    if not out:
+        raise JobFileError(
+            f"{where}: dp_scheme={path}: no entries (allowed: lines start,end,placement_id)"
+        )
+    return out
 
 
 def zone_size_of(opts, kb: int = 1024) -> int | None:
@@ -114,11 +171,9 @@ class ZoneOptions:
             ):
                 raise JobFileError(f"{w}: {n}={v}: allowed: random, roundrobin, scheme")
             elif n in ("plids", "fdp_pli"):
-                for part in re.split(r"[,:]", self.fdp[n]):
-                    lo, _, hi = part.partition("-")
-                    parse_int(lo, w, n, 0, 65535)
-                    if hi:
-                        parse_int(hi, w, n, 0, 65535)
+                self.fdp["_plids"] = plid_list(self.fdp[n], w, n)
+            elif n == "dp_scheme":
+                self.fdp["_scheme_where"] = w
             return True
         if n not in ZONE_SIMULATED:
             return False
@@ -147,6 +202,27 @@ class ZoneOptions:
         else:  # zone_reset_threshold, zone_reset_frequency
             self.spec[n] = parse_float(v, w, n, 0, 1)
         return True
+
+    def fdp_spec(self, resolve_path) -> dict[str, Any] | None:
+        """The job's ``fdp`` table (None: its writes carry no placement directive), as
+        fio's ``dp_init`` sets it up: ``fdp=1`` or ``dataplacement=fdp`` turn it on;
+        ``plids`` alone do nothing. Raises for ``dataplacement=streams``."""
+        f = self.fdp
+        mode = f.get("dataplacement")
+        if mode == "streams":
+            return {"_refused": f"{f['_where']}: {FDP_WHY}"}
+        if "fdp" not in f and mode != "fdp":
+            return None
+        select = f.get("plid_select", f.get("fdp_pli_select", "roundrobin"))
+        out: dict[str, Any] = {"select": select}
+        if "_plids" in f:
+            out["plids"] = f["_plids"]
+        if select == "scheme":
+            if "dp_scheme" not in f:
+                raise JobFileError(f"{f['_where']}: plid_select=scheme needs dp_scheme=FILE")
+            w = f["_scheme_where"]
+            out["scheme"] = read_dp_scheme(resolve_path(f["dp_scheme"], w), w)
+        return out
 
     def resolve(self, where: str, name: str) -> dict[str, Any] | None:
         """The job's ``zoned`` table (None without a zone mode), as fio fixes the mode up:

@@ -19,6 +19,7 @@ STUDIES = (
     "mqsim",
     "power",
     "power-events",
+    "placement",
 )
 
 
@@ -75,6 +76,10 @@ def cmd_study(args: argparse.Namespace) -> int:
         print(run_study(out, quick=args.quick, seed=args.seed))
     elif args.name == "power-events":
         from ssdlab.studies.power_events import run_study
+
+        print(run_study(out, quick=args.quick, seed=args.seed))
+    elif args.name == "placement":
+        from ssdlab.studies.placement import run_study
 
         print(run_study(out, quick=args.quick, seed=args.seed))
     elif args.name == "program-delay":

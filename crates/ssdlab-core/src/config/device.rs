@@ -59,6 +59,11 @@ pub struct DeviceConfig {
     /// write pointers, mapped per zone (docs/zns-fdp.md); absent: a conventional drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zns: Option<crate::zns::ZnsConfig>,
+    /// Flexible Data Placement (NVMe FDP): reclaim groups, reclaim-unit handles that
+    /// writes name with a placement ID, and their isolation through GC
+    /// (docs/zns-fdp.md); absent: a conventional drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<super::fdp::FdpConfig>,
 }
 
 /// PCIe link and NVMe queue limits of the device.
@@ -877,6 +882,34 @@ impl DeviceConfig {
         if errs.is_empty() {
             if let Err(e) = crate::zns::validate_device(self) {
                 errs.push(e);
+            }
+        }
+        if let Some(f) = &self.fdp {
+            f.validate(self.dies(), &mut errs);
+            let n = &self.nand;
+            let die_block =
+                n.planes_per_die as u64 * n.pages_per_block as u64 * n.page_size.bytes();
+            let per_die = (self.dies() as u64 * die_block).max(1);
+            let used = self.capacity_bytes().div_ceil(per_die);
+            let spare = (n.blocks_per_plane as u64).saturating_sub(used);
+            if errs.is_empty() && f.open_blocks_per_die() as u64 > spare {
+                errs.push(format!(
+                    "fdp.handles: {} handles with {:?} isolation keep {} blocks open on every die, more than the drive's {spare} spare blocks per die (allowed: at most {spare} open blocks a die: fewer handles, initial isolation or more ftl.over_provisioning)",
+                    f.handles,
+                    f.isolation,
+                    f.open_blocks_per_die()
+                ));
+            }
+            if self.zns.is_some() {
+                errs.push(
+                    "fdp: not allowed together with [zns] (allowed: one of fdp or zns)".into(),
+                );
+            }
+            if self.slc.size.bytes() > 0 {
+                errs.push(format!(
+                    "fdp: not modelled with an SLC cache (slc.size = {}; allowed: slc.size = \"0B\" on an FDP drive)",
+                    self.slc.size
+                ));
             }
         }
         if errs.is_empty() {

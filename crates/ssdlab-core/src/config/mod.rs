@@ -7,6 +7,7 @@
 
 mod derived;
 mod device;
+pub mod fdp;
 mod hmb_grant;
 pub mod host_events;
 pub mod limits;
@@ -389,6 +390,10 @@ pub fn check_run(dev: &DeviceConfig, jobs: &[WorkloadConfig]) -> Result<(), Conf
             format!("workload job {i}")
         };
         w.validate(cap).map_err(|m| err(&source, m))?;
+        if let Some(f) = &w.fdp {
+            f.validate(dev.fdp.as_ref(), &dev.name)
+                .map_err(|m| err(&source, m))?;
+        }
         if i > 0 && !w.events.is_empty() {
             return Err(err(
                 &source,

@@ -4,6 +4,7 @@
 pub const DEVICE_NAMES: &[&str] = &[
     "client-tlc-dram",
     "dc-mlc-2016",
+    "dc-mlc-2016-fdp",
     "dram-ssd",
     "hmb-ssd",
     "dramless-ssd",
@@ -25,6 +26,7 @@ pub fn device_toml(name: &str) -> Option<&'static str> {
     Some(match name {
         "client-tlc-dram" => include_str!("../../presets/client-tlc-dram.toml"),
         "dc-mlc-2016" => include_str!("../../presets/dc-mlc-2016.toml"),
+        "dc-mlc-2016-fdp" => include_str!("../../presets/dc-mlc-2016-fdp.toml"),
         "dram-ssd" => include_str!("../../presets/dram-ssd.toml"),
         "hmb-ssd" => include_str!("../../presets/hmb-ssd.toml"),
         "dramless-ssd" => include_str!("../../presets/dramless-ssd.toml"),

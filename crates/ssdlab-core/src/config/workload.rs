@@ -254,6 +254,10 @@ pub struct WorkloadConfig {
     /// figures).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zone_ops: Vec<super::zoned_job::ZoneOpConfig>,
+    /// Flexible Data Placement: the placement IDs the job's writes carry (fio's `fdp=1`,
+    /// `plids`, `plid_select`, `dp_scheme`); needs a drive with `[fdp]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<super::fdp::FdpJob>,
 }
 
 // New fields are left out of a report at their defaults (reports stay as they were).

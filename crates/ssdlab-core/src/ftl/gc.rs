@@ -41,11 +41,19 @@ impl Ftl {
     /// is collected when nearly empty and costs little to collect.
     pub fn start_gc(&mut self, die: u32) -> Option<u32> {
         let want_map = self.dies[die as usize].map_blocks > self.map_budget_blocks;
-        let victim = self
+        let found = self
             .best_victim(die, want_map)
-            .or_else(|| self.best_victim(die, !want_map))?;
+            .or_else(|| self.best_victim(die, !want_map));
+        let victim = match (found, self.fdp.is_some()) {
+            (Some(v), _) => v,
+            (None, false) => return None,
+            (None, true) => self.close_open_ru(die)?,
+        };
         self.dies[die as usize].victim = Some(victim);
         self.stats.gc_victims += 1;
+        if self.fdp.is_some() {
+            self.fdp_victim(victim);
+        }
         if self.blocks[victim as usize].map {
             self.stats.translation_victims += 1;
         }
@@ -138,6 +146,8 @@ impl Ftl {
         let stream = if lpn as u64 >= self.host_units {
             self.stats.map_units_relocated += 1;
             Stream::Map
+        } else if self.fdp.is_some() {
+            self.gc_stream_for(self.geo.block_of(old))
         } else {
             Stream::Gc
         };

@@ -17,6 +17,7 @@
 
 mod durable;
 pub mod estimate;
+pub mod fdp;
 mod fill;
 mod gc;
 pub mod implicit;
@@ -80,6 +81,11 @@ pub enum Stream {
     Gc,
     /// Translation pages of a demand-paged map (their own translation blocks).
     Map,
+    /// Host data of FDP reclaim-unit handle n (n >= 1; handle 0 is `Host`).
+    Ruh(u16),
+    /// GC destination of FDP handle n under persistent isolation (n >= 1; handle 0's
+    /// is `Gc`).
+    GcRuh(u16),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -100,6 +106,10 @@ pub struct DieFtl {
     slc: Frontier,
     /// Full SLC blocks, oldest first (the order they are folded in).
     pub slc_full: VecDeque<u32>,
+    /// FDP: host frontiers of reclaim-unit handles 1.. (handle 0 is `host`), and
+    /// their GC frontiers under persistent isolation (handle 0's is `gc`).
+    ruh: Vec<Frontier>,
+    gc_ruh: Vec<Frontier>,
     /// Free native blocks lent to SLC-mode blocks beyond the static part (free-space
     /// SLC): one per such block in use, back on the free list when it is folded.
     pub lent: Vec<u32>,
@@ -111,6 +121,8 @@ impl DieFtl {
             Stream::Host => self.host,
             Stream::Gc => self.gc,
             Stream::Map => self.map,
+            Stream::Ruh(h) => self.ruh[h as usize - 1],
+            Stream::GcRuh(h) => self.gc_ruh[h as usize - 1],
         }
     }
 
@@ -119,6 +131,8 @@ impl DieFtl {
             Stream::Host => &mut self.host,
             Stream::Gc => &mut self.gc,
             Stream::Map => &mut self.map,
+            Stream::Ruh(h) => &mut self.ruh[h as usize - 1],
+            Stream::GcRuh(h) => &mut self.gc_ruh[h as usize - 1],
         }
     }
 }
@@ -219,6 +233,8 @@ pub struct Ftl {
     verify: Option<Verify>,
     /// Which acknowledged writes are on NAND (runs with a power loss only; durable.rs).
     durable: Option<Box<durable::Durability>>,
+    /// Flexible Data Placement: handles, reclaim groups, block owners (`fdp.rs`).
+    pub fdp: Option<Box<fdp::FdpState>>,
 }
 
 /// Logical units of the map's own translation pages (and its update log) that a
@@ -307,8 +323,10 @@ impl Ftl {
             stats: FtlStats::default(),
             verify,
             durable: None,
+            fdp: None,
             geo,
         }
+        .with_fdp(d)
     }
 
     /// Physical location of a logical unit, or UNMAPPED.
@@ -360,7 +378,11 @@ impl Ftl {
         if f.block != NO_BLOCK {
             return true;
         }
-        let reserve = if stream == Stream::Gc { 0 } else { 1 };
+        let reserve = if matches!(stream, Stream::Gc | Stream::GcRuh(_)) {
+            0
+        } else {
+            1
+        };
         d.free.len() > reserve
     }
 
@@ -377,12 +399,16 @@ impl Ftl {
             gc,
             map,
             map_blocks,
+            ruh,
+            gc_ruh,
             ..
         } = &mut self.dies[die as usize];
         let f = match stream {
             Stream::Host => host,
             Stream::Gc => gc,
             Stream::Map => map,
+            Stream::Ruh(h) => &mut ruh[h as usize - 1],
+            Stream::GcRuh(h) => &mut gc_ruh[h as usize - 1],
         };
         if f.block == NO_BLOCK {
             let b = free.pop_front().expect("caller checked can_take");
@@ -393,6 +419,9 @@ impl Ftl {
             info.map = stream == Stream::Map;
             if info.map {
                 *map_blocks += 1;
+            }
+            if let Some(fdp) = &mut self.fdp {
+                fdp.block_opened(b, stream);
             }
         }
         let block = f.block;
@@ -621,7 +650,7 @@ impl Ftl {
                         0
                     }
                 };
-                let host = partial(&d.host);
+                let host = partial(&d.host) + d.ruh.iter().map(partial).sum::<u32>();
                 let slc = if d.slc.block != NO_BLOCK {
                     d.slc.next % ups
                 } else {
@@ -647,7 +676,8 @@ impl Ftl {
             }
         }
         let mut out = Vec::new();
-        for stream in [Stream::Host, Stream::Map] {
+        let handles = (1..self.dies[die as usize].ruh.len() as u16 + 1).map(Stream::Ruh);
+        for stream in [Stream::Host, Stream::Map].into_iter().chain(handles) {
             let f = self.dies[die as usize].frontier(stream);
             if f.block != NO_BLOCK && !f.next.is_multiple_of(self.geo.units_per_program) {
                 out.push(pad(self, |f| f.alloc(die, stream).1));
@@ -670,7 +700,14 @@ impl Ftl {
         let upg = self.geo.units_per_program;
         let upb = self.geo.units_per_block;
         for die in 0..self.geo.dies {
-            for stream in [Stream::Host, Stream::Gc, Stream::Map] {
+            let d = &self.dies[die as usize];
+            let fdp = (1..d.ruh.len() as u16 + 1)
+                .map(Stream::Ruh)
+                .chain((1..d.gc_ruh.len() as u16 + 1).map(Stream::GcRuh));
+            for stream in [Stream::Host, Stream::Gc, Stream::Map]
+                .into_iter()
+                .chain(fdp)
+            {
                 let d = &mut self.dies[die as usize];
                 let f = d.frontier_mut(stream);
                 if f.block == NO_BLOCK {
@@ -722,6 +759,9 @@ impl Ftl {
             slc_peak_blocks: self.slc_in_use,
             ..FtlStats::default()
         };
+        if let Some(f) = &mut self.fdp {
+            f.reset_stats();
+        }
     }
 
     /// Valid units per non-free block, for tests and reports.

@@ -434,6 +434,11 @@ impl Ssd {
             self.counters.gc_programs += 1;
             self.release_gc_staging(&tx);
         }
+        if self.ftl.fdp_starved(tx.die) {
+            // An FDP die short of blocks may find its victim among open reclaim units
+            // once their stripes are programmed (`Ftl::close_open_ru`).
+            self.start_victim(tx.die);
+        }
     }
 
     /// The write-buffer room a program that is not GC's returns: all its units, or a

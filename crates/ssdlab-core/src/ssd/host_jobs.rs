@@ -17,6 +17,8 @@ use crate::workload::{Io, JobGen};
 /// Host-side state of one job (thread).
 pub(super) struct Job {
     pub(super) gen: JobGen,
+    /// Its writes' placement IDs (FDP), if it gives them.
+    pub(super) placement: Option<Box<crate::workload::placement::PidSelect>>,
     pub(super) inflight: u32,
     pub(super) done: bool,
     pub(super) stats: JobStats,
@@ -412,6 +414,12 @@ impl Ssd {
                 s
             }
         };
+        let pid = match &mut j.placement {
+            Some(p) if io.kind == crate::workload::OpKind::Write => {
+                self.ftl.resolve_pid(p.next(io.offset))
+            }
+            _ => crate::ftl::fdp::NO_PID,
+        };
         let cmd = self.cmds.insert(Cmd {
             job,
             sq,
@@ -423,6 +431,7 @@ impl Ssd {
             pending: 0,
             placed: 0,
             origin,
+            pid,
         });
         if self.remote.is_some() {
             // Through the fabric first: the target submits it when it arrives.

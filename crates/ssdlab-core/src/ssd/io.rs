@@ -383,7 +383,7 @@ impl Ssd {
         let (first, n) = self.unit_range(c.offset, c.len);
         let mut k = c.placed;
         while k < n {
-            match self.ftl.place_host(first + k) {
+            match self.ftl.place_host_pid(first + k, c.pid) {
                 Some((pun, full)) => {
                     if first as u64 + k as u64 >= self.ftl.host_units {
                         self.map_stripe_room[self.geo.die_of(pun) as usize] += 1;

@@ -13,6 +13,7 @@
 mod chips;
 mod data_tiers;
 mod energy;
+mod fdp_report;
 mod fetch;
 mod flash;
 mod flush;
@@ -51,6 +52,7 @@ use crate::nand::{Channel, Die, Geometry, Timing};
 use crate::sim::{Event, EventQueue, Ns};
 use crate::stats::JobStats;
 use crate::trace::replay::TraceSource;
+use crate::workload::placement::PidSelect;
 use crate::workload::{Io, JobGen, OpKind};
 use host_jobs::Job;
 
@@ -81,6 +83,8 @@ pub(crate) struct Cmd {
     pub(crate) placed: u32,
     /// Who issued it: the host, or the map machinery writing a segment back.
     pub(crate) origin: Origin,
+    /// FDP: the placement slot of a write (`Ftl::resolve_pid`; `NO_PID`: none).
+    pub(crate) pid: u32,
 }
 
 /// Where a command comes from.
@@ -312,6 +316,10 @@ impl Ssd {
                 };
                 jobs.push(Job {
                     gen: JobGen::new(w, capacity, opts.seed, j),
+                    placement: match (&w.fdp, &cfg.fdp) {
+                        (Some(p), Some(d)) => Some(Box::new(PidSelect::new(p, d, opts.seed, j))),
+                        _ => None,
+                    },
                     inflight: 0,
                     done: false,
                     stats: JobStats::default(),

@@ -245,6 +245,9 @@ impl Ssd {
         if let Some(z) = self.zoned_stats() {
             out["device"]["zns"] = serde_json::to_value(z).expect("zns stats");
         }
+        if let Some(f) = self.fdp_stats() {
+            out["device"]["fdp"] = serde_json::to_value(f).expect("fdp stats");
+        }
         out["prep"] = serde_json::to_value(&self.prep).expect("prep");
         out["config"] = serde_json::to_value(&self.cfg).expect("config");
         out["workload"] = serde_json::to_value(&self.workload).expect("workload");

@@ -367,6 +367,7 @@ mod tests {
                         pending: 1,
                         placed: 0,
                         origin: Origin::Host,
+                        pid: crate::ftl::fdp::NO_PID,
                     });
                     let pun = ssd.ftl.translate(lpn);
                     let t = ssd.read_txn(TxnKind::UserRead, cmd, pun, lpn, 4096);

@@ -565,6 +565,7 @@ impl Ssd {
             pending: 0,
             placed: 0,
             origin,
+            pid: crate::ftl::fdp::NO_PID,
         })
     }
 

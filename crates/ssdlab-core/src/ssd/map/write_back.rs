@@ -104,6 +104,7 @@ impl Ssd {
                 pending: 0,
                 placed: 0,
                 origin: Origin::MapLog,
+                pid: crate::ftl::fdp::NO_PID,
             });
             self.start_write(cmd);
         }

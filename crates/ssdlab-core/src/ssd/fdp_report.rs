@@ -1,0 +1,112 @@
+//! The report's `device.fdp` block: an FDP drive's configuration and its statistics
+//! log (host bytes with metadata written HBMW, media bytes written MBMW, media bytes
+//! erased MBE, as NVMe's FDP Statistics log page names them), per-handle bytes and
+//! reclaim-unit switches, and its event counts. Derived at report time from the FTL's
+//! counters (`ftl/fdp.rs`); nothing here changes the run.
+
+use super::Ssd;
+use crate::config::fdp::Isolation;
+use serde::Serialize;
+
+/// One reclaim-unit handle's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandleStats {
+    pub handle: u32,
+    /// Host bytes written with this handle (all reclaim groups).
+    pub host_bytes_written: u64,
+    /// Bytes GC moved out of this handle's reclaim units.
+    pub gc_bytes_moved: u64,
+    /// Blocks (one per plane of a die) opened for the handle's host data.
+    pub blocks_opened: u64,
+    /// Reclaim units the handle filled and left for a new one (blocks opened / dies
+    /// per reclaim group).
+    pub ru_switches: u64,
+}
+
+/// FDP events, as the FDP Events log page would list them (counts).
+#[derive(Clone, Debug, Serialize)]
+pub struct FdpEvents {
+    /// GC moved valid data out of a reclaim unit (one per GC victim holding data).
+    pub media_reallocated: u64,
+    /// Units GC moved (the events' "number of LBAs moved", in mapping units).
+    pub media_reallocated_units: u64,
+    /// Writes whose placement ID named no handle or group (written to handle 0).
+    pub invalid_placement_identifier: u64,
+    /// Open reclaim units closed before they were full so GC could reclaim them
+    /// (no full block held invalid data): Reclaim Unit Not Fully Written.
+    pub ru_not_written_fully: u64,
+}
+
+/// The report's `device.fdp` block.
+#[derive(Clone, Debug, Serialize)]
+pub struct FdpReport {
+    pub handles: u32,
+    pub reclaim_groups: u32,
+    pub isolation: &'static str,
+    pub dies_per_reclaim_group: u32,
+    /// One block per plane on every die of a reclaim group.
+    pub reclaim_unit_bytes: u64,
+    /// HBMW: host bytes written (mapping units the host wrote).
+    pub host_bytes_written: u64,
+    /// MBMW: bytes programmed on the media (host, GC moves, map pages, pads).
+    pub media_bytes_written: u64,
+    /// MBE: bytes of the blocks erased.
+    pub media_bytes_erased: u64,
+    /// MBMW / HBMW.
+    pub waf: f64,
+    /// Bytes GC moved out of shared GC destinations (initial isolation only).
+    pub shared_gc_bytes_moved: u64,
+    pub ru_switches: u64,
+    pub per_handle: Vec<HandleStats>,
+    pub events: FdpEvents,
+}
+
+impl Ssd {
+    /// The `device.fdp` block (None: the drive has no `[fdp]`).
+    pub(crate) fn fdp_stats(&self) -> Option<FdpReport> {
+        let f = self.ftl.fdp.as_ref()?;
+        let geo = &self.geo;
+        let ub = geo.unit_bytes;
+        let st = &self.ftl.stats;
+        let dpg = f.dies_per_group as u64;
+        let per_handle: Vec<HandleStats> = (0..f.cfg.handles as usize)
+            .map(|h| HandleStats {
+                handle: h as u32,
+                host_bytes_written: f.stats.host_units[h] * ub,
+                gc_bytes_moved: f.stats.gc_units[h] * ub,
+                blocks_opened: f.stats.blocks_opened[h],
+                ru_switches: f.stats.blocks_opened[h] / dpg,
+            })
+            .collect();
+        let hbmw = st.host_units_written * ub;
+        let mbmw = st.units_programmed * ub;
+        Some(FdpReport {
+            handles: f.cfg.handles,
+            reclaim_groups: f.cfg.reclaim_groups,
+            isolation: match f.cfg.isolation {
+                Isolation::Initial => "initial",
+                Isolation::Persistent => "persistent",
+            },
+            dies_per_reclaim_group: f.dies_per_group,
+            reclaim_unit_bytes: dpg * geo.units_per_block as u64 * ub,
+            host_bytes_written: hbmw,
+            media_bytes_written: mbmw,
+            media_bytes_erased: st.erases * geo.units_per_block as u64 * ub,
+            waf: if hbmw == 0 {
+                0.0
+            } else {
+                mbmw as f64 / hbmw as f64
+            },
+            shared_gc_bytes_moved: f.stats.shared_gc_units * ub,
+            ru_switches: per_handle.iter().map(|h| h.ru_switches).sum(),
+            per_handle,
+            events: FdpEvents {
+                media_reallocated: f.stats.media_reallocated,
+                media_reallocated_units: f.stats.gc_units.iter().sum::<u64>()
+                    + f.stats.shared_gc_units,
+                invalid_placement_identifier: f.stats.invalid_placement_ids,
+                ru_not_written_fully: f.stats.ru_closed_early,
+            },
+        })
+    }
+}

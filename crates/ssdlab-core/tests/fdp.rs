@@ -1,0 +1,222 @@
+//! Flexible Data Placement (`[fdp]`) in the event loop: physics computable by hand
+//! (lifetimes kept apart by handles give WAF 1; one handle is the conventional drive),
+//! the read oracle through GC, fio's placement-ID selection, and bad configurations.
+//! The drive: tiny-test (2 channels x 2 dies, 2 planes, 256 KiB blocks a die, 24 MiB
+//! user capacity, 25 % spare), whose GC starts within a few MiB of writes.
+
+mod common;
+
+use common::{device, f};
+use serde_json::Value;
+use ssdlab_core::config::{load_device, load_jobs, DeviceConfig, DeviceSpec};
+use ssdlab_core::{run_jobs, DriveState, RunOptions};
+
+fn run(dev: &DeviceConfig, workload: &str, state: DriveState, verify: bool) -> Value {
+    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state,
+        seed: 1,
+        verify,
+    };
+    let r = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
+        .unwrap()
+        .json;
+    assert!(r["stalled"].is_null(), "stalled: {}", r["stalled"]);
+    r
+}
+
+/// A hot 2 MiB range rewritten sequentially beside a cold 14 MiB range, each by its
+/// own job, at the same rate: on a conventional drive their data shares blocks, so GC
+/// copies cold data out of blocks the hot job emptied; with a handle each, every
+/// block holds one range's data, written and overwritten in order.
+fn hot_cold(fdp: bool) -> String {
+    let job = |offset: u32, size: u32, pli: u32| {
+        let place = if fdp {
+            format!(r#","fdp":{{"plids":[{pli}]}}"#)
+        } else {
+            String::new()
+        };
+        format!(
+            r#"{{"rw":"write","bs":"64k","iodepth":4,"offset":"{offset}MiB","size":"{size}MiB","io_size":"48MiB"{place}}}"#
+        )
+    };
+    format!(r#"{{"jobs":[{},{}]}}"#, job(0, 2, 0), job(8, 14, 1))
+}
+
+#[test]
+fn separated_lifetimes_give_waf_one_and_mixed_ones_do_not() {
+    let fdp = device("tiny-test", &["fdp.handles=2"]);
+    let r = run(&fdp, &hot_cold(true), DriveState::Fresh, false);
+    let waf_fdp = f(&r["device"]["ftl"]["waf"]);
+    let d = &r["device"]["fdp"];
+    assert!(
+        f(&r["device"]["ftl"]["gc_victims"]) > 50.0,
+        "GC ran: {}",
+        r["device"]["ftl"]
+    );
+    // Every victim was empty: GC moved nothing, so media bytes = host bytes.
+    assert_eq!(d["per_handle"][0]["gc_bytes_moved"], 0, "{d}");
+    assert_eq!(d["per_handle"][1]["gc_bytes_moved"], 0, "{d}");
+    assert!(waf_fdp < 1.01, "FDP WAF {waf_fdp}");
+    assert_eq!(d["host_bytes_written"], 2 * (48 << 20) as u64);
+    assert_eq!(d["per_handle"][0]["host_bytes_written"], 48 << 20);
+    assert_eq!(d["per_handle"][1]["host_bytes_written"], 48 << 20);
+    // The same host writes without placement IDs mix the ranges in shared blocks.
+    let conv = device("tiny-test", &[]);
+    let r = run(&conv, &hot_cold(false), DriveState::Fresh, false);
+    let waf_conv = f(&r["device"]["ftl"]["waf"]);
+    assert!(
+        waf_conv > waf_fdp + 0.1,
+        "conventional WAF {waf_conv} vs FDP {waf_fdp}"
+    );
+    assert!(r["device"].get("fdp").is_none());
+}
+
+#[test]
+fn one_handle_is_the_conventional_drive() {
+    let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":30000}"#;
+    let conv = run(&device("tiny-test", &[]), wl, DriveState::Full, false);
+    let one = run(
+        &device("tiny-test", &["fdp.handles=1"]),
+        wl,
+        DriveState::Full,
+        false,
+    );
+    let wl_pid = r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":30000,"fdp":{}}"#;
+    let pid = run(
+        &device(
+            "tiny-test",
+            &["fdp.handles=1", "fdp.isolation=\"persistent\""],
+        ),
+        wl_pid,
+        DriveState::Full,
+        false,
+    );
+    assert!(f(&conv["device"]["ftl"]["gc_victims"]) > 100.0);
+    for r in [&one, &pid] {
+        let mut dev = r["device"].clone();
+        dev.as_object_mut().unwrap().remove("fdp");
+        assert_eq!(dev, conv["device"], "device block differs");
+        assert_eq!(r["write"], conv["write"], "write figures differ");
+        assert_eq!(r["sim_time_ns"], conv["sim_time_ns"]);
+    }
+    assert_eq!(
+        pid["device"]["fdp"]["per_handle"][0]["host_bytes_written"],
+        30000 * 4096
+    );
+}
+
+#[test]
+fn the_oracle_holds_through_gc_with_many_handles() {
+    for iso in ["initial", "persistent"] {
+        let dev = device(
+            "tiny-test",
+            &["fdp.handles=4", &format!("fdp.isolation=\"{iso}\"")],
+        );
+        let wl = r#"{"rw":"randrw","rwmixread":30,"bs":"4k","iodepth":16,"number_ios":60000,"fdp":{"select":"random"}}"#;
+        let r = run(&dev, wl, DriveState::Steady, true);
+        let o = &r["device"]["oracle"];
+        assert!(f(&o["checked"]) > 10000.0, "{o}");
+        assert_eq!(o["mismatches"], 0, "{iso}: {o}");
+        let d = &r["device"]["fdp"];
+        assert!(f(&d["events"]["media_reallocated"]) > 10.0, "{iso}: {d}");
+        for h in 0..4 {
+            assert!(f(&d["per_handle"][h]["host_bytes_written"]) > 0.0, "{d}");
+        }
+        if iso == "initial" {
+            assert!(f(&d["shared_gc_bytes_moved"]) > 0.0, "{d}");
+        } else {
+            assert_eq!(d["shared_gc_bytes_moved"], 0, "{d}");
+        }
+    }
+}
+
+#[test]
+fn reclaim_groups_and_invalid_placement_ids() {
+    // Two groups of two dies: RGIF = 1, so group 1's handle 1 is 0x8001.
+    let dev = device("tiny-test", &["fdp.handles=2", "fdp.reclaim_groups=2"]);
+    let wl = r#"{"rw":"write","bs":"32k","iodepth":4,"io_size":"4MiB","fdp":{"select":"scheme","scheme":[[0,2097152,32769],[2097152,3145728,7]]}}"#;
+    let r = run(&dev, wl, DriveState::Fresh, true);
+    let d = &r["device"]["fdp"];
+    assert_eq!(d["dies_per_reclaim_group"], 2);
+    assert_eq!(d["reclaim_unit_bytes"], 2 * 256 * 1024);
+    assert_eq!(d["per_handle"][1]["host_bytes_written"], 2 << 20, "{d}");
+    // Placement ID 7 names handle 7 of group 0, which does not exist: handle 0; the
+    // last MiB is outside the scheme: placement ID 0, handle 0 too.
+    assert_eq!(d["per_handle"][0]["host_bytes_written"], 2 << 20, "{d}");
+    assert_eq!(
+        d["events"]["invalid_placement_identifier"],
+        (1 << 20) / 32768,
+        "{d}"
+    );
+    assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+}
+
+#[test]
+fn same_seed_same_report() {
+    let dev = device(
+        "tiny-test",
+        &["fdp.handles=4", "fdp.isolation=\"persistent\""],
+    );
+    let wl =
+        r#"{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":20000,"fdp":{"select":"random"}}"#;
+    let mut a = run(&dev, wl, DriveState::Steady, false);
+    let mut b = run(&dev, wl, DriveState::Steady, false);
+    common::strip_wall_clock(&mut a);
+    common::strip_wall_clock(&mut b);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_sections_name_the_field() {
+    let bad = |o: &[&str]| {
+        let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        load_device(&DeviceSpec::Preset("tiny-test".into()), &o)
+            .map(|d| d.validate())
+            .map_err(|e| e.to_string())
+            .and_then(|v| v)
+            .expect_err("must be refused")
+    };
+    assert!(bad(&["fdp.handles=0"]).contains("fdp.handles: 0"));
+    assert!(bad(&["fdp.handles=129"]).contains("allowed: 1 to 128"));
+    let e = bad(&["fdp.reclaim_groups=3"]);
+    assert!(
+        e.contains("fdp.reclaim_groups: 3") && e.contains("divisor"),
+        "{e}"
+    );
+    let e = bad(&["fdp.isolation=\"strong\""]);
+    assert!(e.contains("isolation") && e.contains("persistent"), "{e}");
+    let e = bad(&["fdp.handle=4"]);
+    assert!(e.contains("handle"), "{e}");
+    // tiny-test has 8 spare blocks a die: 8 persistent handles would keep 16 open.
+    let e = bad(&["fdp.handles=8", "fdp.isolation=\"persistent\""]);
+    assert!(e.contains("16 blocks open") && e.contains("8 spare"), "{e}");
+    let e = bad(&["fdp.handles=4", "slc.size=\"1MiB\""]);
+    assert!(e.contains("SLC"), "{e}");
+    // A job with placement IDs on a drive without FDP, and an index out of range.
+    let run_err = |dev: &DeviceConfig, wl: &str| {
+        let jobs = load_jobs(wl, &[], dev.capacity_bytes()).unwrap();
+        let opts = RunOptions {
+            state: DriveState::Fresh,
+            seed: 1,
+            verify: false,
+        };
+        match run_jobs(dev.clone(), jobs, opts, &mut |_| true) {
+            Ok(_) => panic!("must be refused"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = run_err(
+        &device("tiny-test", &[]),
+        r#"{"rw":"write","number_ios":10,"fdp":{}}"#,
+    );
+    assert!(e.contains("no flexible data placement"), "{e}");
+    let e = run_err(
+        &device("tiny-test", &["fdp.handles=4"]),
+        r#"{"rw":"write","number_ios":10,"fdp":{"plids":[4]}}"#,
+    );
+    assert!(
+        e.contains("fdp.plids: index 4") && e.contains("0 to 3"),
+        "{e}"
+    );
+}
