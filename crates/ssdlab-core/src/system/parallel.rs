@@ -198,27 +198,45 @@ impl Shared<'_> {
 
     /// Wait for a window after `seen` (spinning a little, then asleep); returns its
     /// number, None when the loop stops.
+    ///
+    /// The number returned is the one read when the window was seen open, and `stop`
+    /// is read after it: the last window (published after `stop` is set) is never
+    /// taken for one to work in. (Until 2026-11-29 the number was read again after
+    /// `stop`: a window could end and the last one open in between, and a thread then
+    /// worked in the last window, waited for a window after it, and the loop's end
+    /// waited for that thread: a hang seen twice in hundreds of multi-drive runs.)
     fn next_window(&self, seen: u64) -> Option<u64> {
-        let opened = || self.work[0].load(Ordering::SeqCst) & !0xFFFF_FFFF != tag(seen);
+        let open = || {
+            let w = self.work[0].load(Ordering::SeqCst);
+            (w & !0xFFFF_FFFF != tag(seen)).then_some(w >> 32)
+        };
         let give_up = std::time::Instant::now() + SPIN;
         let mut i = 0u32;
-        while !opened() {
+        let number = loop {
+            if let Some(n) = open() {
+                break n;
+            }
             i = i.wrapping_add(1);
             if i.is_multiple_of(64) && std::time::Instant::now() >= give_up {
                 let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
                 self.sleepers.fetch_add(1, Ordering::SeqCst);
-                while !opened() {
+                let n = loop {
+                    if let Some(n) = open() {
+                        break n;
+                    }
                     g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
-                }
+                };
                 self.sleepers.fetch_sub(1, Ordering::SeqCst);
-                break;
+                break n;
             }
             std::hint::spin_loop();
-        }
+        };
+        // `stop` is stored before the last window opens: seeing that window (through
+        // `work[0]`, SeqCst) means seeing `stop`.
         if self.stop.load(Ordering::Acquire) {
             return None;
         }
-        Some(self.work[0].load(Ordering::Acquire) >> 32)
+        Some(number)
     }
 
     fn worker(&self, t: usize) {
