@@ -152,7 +152,8 @@ pub fn run_from_specs_threads(
             source: device.origin(),
             message: m,
         })?;
-    let warnings = dev.warnings();
+    let mut warnings = dev.warnings();
+    let ramp_ns = jobs.iter().map(|j| j.ramp_time.ns()).max().unwrap_or(0);
     let mut report = run_jobs_reusing(
         dev,
         jobs,
@@ -164,8 +165,29 @@ pub fn run_from_specs_threads(
         reuse_prep,
         progress,
     )?;
+    warnings.extend(nothing_measured(&report.json, ramp_ns));
     report.json["warnings"] = warnings.into();
     Ok(report)
+}
+
+/// A warning when a run had a ramp and measured no I/O at all: every job stopped
+/// (`number_ios`, `io_size`, `size`) before its `ramp_time` ended. fio reports such a
+/// run as 0 I/Os; without the warning the summary has no result line and says why nowhere.
+fn nothing_measured(report: &serde_json::Value, ramp_ns: u64) -> Option<String> {
+    let measured: u64 = ["read", "write", "trim"]
+        .iter()
+        .map(|d| report[*d]["total_ios"].as_u64().unwrap_or(0))
+        .sum();
+    let sim_ns = report["sim_time_ns"].as_u64().unwrap_or(0);
+    (ramp_ns > 0 && measured == 0).then(|| {
+        format!(
+            "nothing was measured: the jobs ended at {:.3} ms of simulated time, within \
+             ramp_time ({:.3} ms), whose I/O is not counted; shorten ramp_time, or give \
+             runtime (and more I/Os) so the jobs run past it",
+            sim_ns as f64 / 1e6,
+            ramp_ns as f64 / 1e6
+        )
+    })
 }
 
 /// `run_from_specs` for a system file (`[[drive]]` tables): every drive runs the
@@ -266,4 +288,39 @@ fn load_system(
         d.set.extend(device_overrides.iter().cloned());
     }
     Ok(sys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_tiny(workload: &str) -> serde_json::Value {
+        let spec = DeviceSpec::Preset("tiny-test".into());
+        run_from_specs(
+            &spec,
+            &[],
+            workload,
+            &[],
+            "full",
+            1,
+            false,
+            false,
+            0,
+            &mut |_| true,
+        )
+        .unwrap()
+        .json
+    }
+
+    #[test]
+    fn a_run_that_ends_within_its_ramp_says_nothing_was_measured() {
+        let r = run_tiny(r#"{"rw":"randwrite","number_ios":1000,"ramp_time":"1s"}"#);
+        assert_eq!(r["write"]["total_ios"], 0);
+        let w = r["warnings"].to_string();
+        assert!(w.contains("nothing was measured"), "{w}");
+        // A ramp the jobs outlast: measured, no warning.
+        let r = run_tiny(r#"{"rw":"randwrite","number_ios":1000,"ramp_time":"1ms"}"#);
+        assert!(r["write"]["total_ios"].as_u64().unwrap() > 0);
+        assert!(!r["warnings"].to_string().contains("nothing was measured"));
+    }
 }

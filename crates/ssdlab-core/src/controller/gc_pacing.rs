@@ -1,7 +1,8 @@
 //! GC pacing: how much of a victim's collection a die may queue, and when.
 //!
 //! Paced (`ftl.gc_pacing = "paced"`, the default): a victim's valid data is read a
-//! page at a time as host programs are dispatched on its die. A victim with `v`
+//! multi-plane page at a time (a stripe row's pages that hold valid data, in one
+//! multi-plane read) as host programs are dispatched on its die. A victim with `v`
 //! valid units out of `U` frees `U - v` units of room once erased, while its copies
 //! take `v`; so the die's free blocks stay level when GC copies `v / (U - v)` units
 //! per host unit programmed, and that is the pace (`v` as counted when the victim is
@@ -51,9 +52,9 @@ pub struct GcPace {
 pub enum Release {
     /// Nothing: wait for host programs (or an idle die).
     Wait,
-    /// One more page read, paid for by host programs.
+    /// One more stripe row's page reads, paid for by host programs.
     One,
-    /// One more page read on an idle die (free: not charged to the pace).
+    /// One more stripe row's page reads on an idle die (free: not charged to the pace).
     Ahead,
     /// Every remaining read of the victim.
     All,

@@ -107,6 +107,7 @@ impl Ssd {
     pub(super) fn release_gc(&mut self, die: u32, idle: bool) -> bool {
         let d = die as usize;
         let upp = self.geo.units_per_page;
+        let ups = self.geo.units_per_stripe;
         let urgent = self.cfg.ftl.gc_urgent_blocks;
         let mut queued = false;
         while self.dq[d].gc.active {
@@ -139,11 +140,18 @@ impl Ssd {
             if was_paced && !self.dq[d].gc.is_paced() {
                 self.counters.gc_urgent_victims += 1;
             }
-            // Look at pages until one holds valid data (or, for All, to the end).
+            // Look at pages until one holds valid data, then release the rest of its
+            // stripe row with it (or, for All, go to the end): firmware reads a victim
+            // a multi-plane page at a time, so a paced read is one multi-plane read of
+            // the row's pages that hold valid data, not one plane's page.
             let base = self.geo.block_base(g.victim);
             let mut p = g.next;
             let mut no_room = false;
+            let mut row_started = false;
             while p < g.end {
+                if row_started && !all && p.is_multiple_of(ups) {
+                    break; // the row is released
+                }
                 let valid = self.valid_units_of_page(base + p);
                 if staged && valid > 0 {
                     // An idle die's reads ahead use the room it holds, never new room:
@@ -163,9 +171,7 @@ impl Ssd {
                         gc.charge(valid);
                     }
                     queued = true;
-                    if !all {
-                        break;
-                    }
+                    row_started = true;
                 }
             }
             self.dq[d].gc.advance_to(p);
