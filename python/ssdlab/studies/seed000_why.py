@@ -110,8 +110,8 @@ FIGURE_WHY: dict[str, str] = {
         "Seed: on par (-0.38..+8.00 %). " + _SHEETS_RANDOM + "; " + _HOST + ". Past its "
         "cache the model's 980 folds its SLC data while the host writes (the preset's "
         "fold_watermark_blocks = 1, from TechPowerUp's 'flushing SLC back to TLC'), each fold "
-        "page and map write-back staged in its SRAM: 13.9-14.6 K IOPS, unsettled after 24 s, "
-        "against the 980 PRO's 244-375 K; the seed's on-par Sustain looks like writes into "
+        "page and map write-back staged in its SRAM: 20.1-22.8 K IOPS, unsettled after 24 s, "
+        "against the 980 PRO's 244-648 K; the seed's on-par Sustain looks like writes into "
         "SLC (see sw-high-sustain)."
     ),
     "rw1-high-aging": (
@@ -121,8 +121,10 @@ FIGURE_WHY: dict[str, str] = {
         "presets write GC's moves a stripe at a time round the dies (`ftl.gc_destination = "
         "'striped'`, an assumption: before, each collecting die gathered a stripe of its own "
         "in the 980's 768 KiB SRAM and its dies idled, 2.8-2.9 K IOPS). The model's aged "
-        "980 1 TB now runs at 25.7-25.9 K IOPS (not settled by 24 s) against its 980 PRO's "
-        "131-133 K, +408..414 % at every queue count, where the seed's is +1,169..1,718 % at "
+        "980 1 TB now runs at 25.9-26.6 K IOPS (not settled by 24 s) against its 980 PRO's "
+        "136-137 K (both fold their SLC area in the foreground part of the time, docs/"
+        "seed000.md, sixth session), +411..429 % at every queue count, where the seed's is "
+        "+1,169..1,718 % at "
         "1Q-8Q and +383 % at Max-Q: Max-Q reproduced, the rest the direction with a smaller "
         "gap; the model has no mechanism that makes the 980 gain with queues (the seed's "
         "gap shrinks 4x from 4Q to Max-Q) and no public figure gives the 980's aged random "
@@ -234,8 +236,12 @@ BULLET_WHY: dict[str, str] = {
     ),
     "hs-rw1-min-falls-with-queues-aging": (
         "The aged 980's random writes are flat over queue counts at every grant alike "
-        "(within 0.5 %: GC and the map updates bound them, not the queues), and the grant "
-        "changes no write (map updates are logged in the SRAM journal whatever the grant)."
+        "(GC and the map updates bound them, not the queues), and the grant changes no "
+        "write (map updates are logged in the SRAM journal whatever the grant). The rule "
+        "reads the trend's sign from 1Q to Max-Q, which moves within the points' unsettled "
+        "scatter (-0.5 % on 2026-11-29, fifth session; +3.0 % since the row-at-a-time GC "
+        "reads, the same at every grant): the verdict of this bullet and the next flips "
+        "with noise, not with a mechanism."
     ),
     "hs-rw1-max-rises-with-queues-aging": (
         "The Max grant behaves as the others (see hs-rw1-min-falls-with-queues-aging): the "
