@@ -115,6 +115,19 @@ def test_no_map_hit_rate_without_lookups_and_a_waf_below_one_explained(capsys):
     assert df["map_hit_rate"].isna().all()
 
 
+def test_a_run_that_ends_within_its_ramp_says_so(capsys):
+    # Every write completes before ramp_time ends: nothing is measured. The summary then
+    # has no result line, so the warning must say why (CLI on stderr, API in warnings).
+    assert main(["run", "--device", "tiny-test", "--rw", "randwrite", "--number_ios", "1000",
+                 "--ramp_time", "1"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "warning: nothing was measured" in err and "ramp_time" in err, err
+    r = ssdlab.run("tiny-test", {"rw": "randwrite", "number_ios": 1000, "ramp_time": "1s"})
+    assert any("nothing was measured" in w for w in r["warnings"])
+    r = ssdlab.run("tiny-test", {"rw": "randwrite", "number_ios": 1000, "ramp_time": "1ms"})
+    assert not any("nothing was measured" in w for w in r["warnings"])
+
+
 def test_the_device_table_keeps_the_closed_loop_compression_warning(tmp_path, capsys):
     trace = tmp_path / "t.csv"
     # MSR format (100 ns ticks): one read every 18 s for 2 hours, replayed closed loop
