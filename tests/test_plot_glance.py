@@ -2,6 +2,9 @@
 directory (short axis names, a second axis as colour in its natural order, log x, units,
 one legend off the data); plot timeline from fio JSON with its logs or the logs alone."""
 
+import json
+import math
+
 import pytest
 import ssdlab
 from ssdlab import plot
@@ -69,8 +72,13 @@ def test_timeline_from_fio_json_with_its_logs(tmp_path, monkeypatch):
     assert [line.get_label() for line in a2.get_lines()] == ["w write (lat)"]
     assert a1.get_ylabel() == "IOPS" and a2.get_ylabel() == "mean latency (µs)"
     xs = a1.get_lines()[0].get_xdata()
-    assert xs[0] == 0 and xs[-1] == pytest.approx(0.3)  # 6 windows of 50 ms
-    assert len(xs) == 7
+    # 50 ms windows to the job's end: runtime 0.3 s plus the drain of the writes in flight
+    # at 0.3 s (fio reaps them too), which on tiny-test can wait for GC a few ms.
+    runtime_ms = json.loads(out.read_text())["jobs"][0]["job_runtime"]
+    assert 300 <= runtime_ms < 350, runtime_ms
+    windows = math.ceil(runtime_ms / 50)
+    assert xs[0] == 0 and xs[-1] == pytest.approx(windows * 0.05)
+    assert len(xs) == windows + 1
     # the logs alone plot the same
     fig2 = plot.timeline_figure([tmp_path / "w_iops.1.log"], window_ms=50)
     assert list(fig2.axes[0].get_lines()[0].get_ydata()) == list(a1.get_lines()[0].get_ydata())
