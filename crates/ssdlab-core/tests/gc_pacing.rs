@@ -66,9 +66,8 @@ fn aged_throughput_and_waf_do_not_depend_on_run_length() {
 /// Each host program on a die pays for `r` GC units (r = WAF - 1 at steady state),
 /// released a stripe row at a time (up to one row, 8 units, beyond); with 8 units per
 /// program that is at most ceil(r + 1) reads and programs before the die's next host
-/// program, and
-/// possibly the victim's erase. A waiting write needs buffer room, which every die
-/// frees at least once per such stretch:
+/// program, and possibly the victim's erase. A waiting write needs buffer room, which
+/// every die frees at least once per such stretch:
 ///   program = tPROG 700 us + data-in (100 ns + 32 KiB at 800 MB/s = 40,960 ns)
 ///   GC read = 2 x 100 ns + tR 75 us (slowest page type) + 32 KiB out = 116,160 ns
 ///   erase   = 100 ns + tBERS 3.5 ms
@@ -76,7 +75,8 @@ fn paced_wait_bound_ns(waf: f64) -> f64 {
     let program = 700_000.0 + 100.0 + 40_960.0;
     let read = 200.0 + 75_000.0 + 40_960.0;
     let erase = 3_500_100.0;
-    let steps = (waf - 1.0 + 1.0).ceil();
+    let gc_units_per_host_unit = waf - 1.0;
+    let steps = (gc_units_per_host_unit + 1.0).ceil();
     steps * (program + read) + erase
 }
 
