@@ -175,6 +175,27 @@ def _run_compare(args: argparse.Namespace, devices: list[str], workload: dict) -
     return 0
 
 
+def parse_settle(text: str) -> dict:
+    """``--settle FIRST[:TOL[:hold]]`` to the workload's ``settle`` table."""
+    parts = text.split(":")
+    allowed = "FIRST[:TOL[:hold]], e.g. 6s, 6s:5%, 12s:5%:hold"
+    if not parts[0] or len(parts) > 3 or (len(parts) == 3 and parts[2] != "hold"):
+        raise UsageError(f"--settle: '{text}' is not allowed ({allowed})")
+    rule: dict = {"first_check": parts[0]}
+    if len(parts) > 1 and parts[1]:
+        tol = parts[1]
+        try:
+            rule["tolerance"] = float(tol[:-1]) / 100 if tol.endswith("%") else float(tol)
+        except ValueError:
+            raise UsageError(
+                f"--settle: tolerance '{tol}' is not a number (a percentage such as 5% or a "
+                "fraction such as 0.05)"
+            ) from None
+    if len(parts) == 3:
+        rule["hold"] = True
+    return rule
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     workload = dict(DEFAULT_WORKLOAD)
     if args.workload:
@@ -199,6 +220,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         given["zone_append"] = True
     if args.zone_op:
         given["zone_ops"] = [parse_zone_op(z) for z in args.zone_op]
+    if args.settle:
+        given["settle"] = parse_settle(args.settle)
     # An explicit stop rule replaces the default one rather than adding to it.
     if any(k in given for k in ("number_ios", "io_size", "runtime")) and not args.workload:
         workload.pop("number_ios", None)
@@ -438,6 +461,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="zoned drive: writes go out as Zone Append to the zone of their offset (fio's "
         "write_mode=zone_append); the completion returns the LBA written (docs/zns-fdp.md)",
+    )
+    p.add_argument(
+        "--settle",
+        metavar="FIRST[:TOL[:hold]]",
+        help="run until the rate has settled, checked at FIRST (e.g. 6s), twice that and so "
+        "on up to --runtime (the cap): the two halves of the run's second half agree within "
+        "TOL (default 5%%) and resolve it; hold: the run half as long agrees too "
+        "(docs/flash-management.md, settle)",
     )
     p.add_argument(
         "--zone-op",

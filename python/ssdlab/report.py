@@ -126,6 +126,12 @@ class Report:
         return self._data["device"]["ftl"]["measured"]["waf"]
 
     @property
+    def settle(self) -> dict | None:
+        """A run under a settle rule (the workload's ``settle``): ``settled``, ``at_s``
+        (where it stopped) and ``checks`` (each checkpoint's test); None without one."""
+        return self._data.get("settle")
+
+    @property
     def host_events(self) -> list[dict]:
         """The run's host events (resets, suspend-resume, HMB loss, power loss), one dict
         each: outage, first-I/O latency, IOPS before and the recovery curve; a power loss's
@@ -310,6 +316,7 @@ class Report:
             lines.extend(explain.memory_lines(d))
         lines.extend(explain.energy_lines(d))
         lines.extend(explain.host_event_lines(d))
+        lines.extend(explain.settle_lines(d))
         hmb = dev.get("hmb", {})
         if hmb.get("status"):
             lines.append(f"  HMB {hmb['status']}: {hmb.get('note', '')}")

@@ -242,6 +242,33 @@ def trace_lines(d: dict[str, Any]) -> list[str]:
     return out
 
 
+def settle_lines(d: dict[str, Any]) -> list[str]:
+    """Where a run under a settle rule (the workload's ``settle``) stopped, and its last
+    check: the figure, the change between the halves, the resolution."""
+    s = d.get("settle")
+    if not s:
+        return []
+    checks = s.get("checks") or []
+    if not checks:
+        return ["  settle: no checkpoint reached (the jobs ended first)"]
+    c = checks[-1]
+
+    def pct(v: Any) -> str:
+        return "n/a" if v is None else f"{v * 100:+.1f} %"
+
+    how = f"settled at {s['at_s']:g} s" if s["settled"] else f"not settled by {s['at_s']:g} s"
+    hc = c.get("hold_change")
+    hold = "" if hc is None else f", vs the run half as long {pct(hc)}"
+    fig = "n/a" if c.get("figure_iops") is None else f"{c['figure_iops']:,.0f}"
+    res = c.get("resolution")
+    res_text = "n/a" if res is None else f"{res * 100:.1f} %"
+    n = f"{len(checks)} check{'s' if len(checks) > 1 else ''}"
+    return [
+        f"  settle: {how} ({n}): {fig} IOPS over the last {c['windows']} "
+        f"windows, halves differ {pct(c.get('change'))}, resolution {res_text}{hold}"
+    ]
+
+
 def host_event_lines(d: dict[str, Any]) -> list[str]:
     """One line per host event (reset, suspend-resume, HMB disable/enable): its outage,
     the first I/O after it, the IOPS before and at the start of the recovery curve and

@@ -220,9 +220,15 @@ fn run_system_from_specs(
         seed,
         verify,
     };
-    system::run_resolved(
+    let ramp_ns = jobs.iter().map(|j| j.ramp_time.ns()).max().unwrap_or(0);
+    let mut report = system::run_resolved(
         sys, drives, jobs, opts, reuse_prep, max_memory, threads, progress,
-    )
+    )?;
+    let warnings: Vec<String> = nothing_measured(&report.json, ramp_ns)
+        .into_iter()
+        .collect();
+    report.json["warnings"] = warnings.into();
+    Ok(report)
 }
 
 /// A system file (`[[drive]]` tables) resolved and checked, with `device_overrides`
@@ -322,5 +328,44 @@ mod tests {
         let r = run_tiny(r#"{"rw":"randwrite","number_ios":1000,"ramp_time":"1ms"}"#);
         assert!(r["write"]["total_ios"].as_u64().unwrap() > 0);
         assert!(!r["warnings"].to_string().contains("nothing was measured"));
+    }
+
+    fn run_two_drives(workload: &str) -> Result<serde_json::Value, ConfigError> {
+        let spec = DeviceSpec::Toml {
+            origin: "two.toml".into(),
+            text: "[[drive]]\ndevice = \"tiny-test\"\ncount = 2\n".into(),
+        };
+        run_from_specs(
+            &spec,
+            &[],
+            workload,
+            &[],
+            "full",
+            1,
+            false,
+            false,
+            0,
+            &mut |_| true,
+        )
+        .map(|r| r.json)
+    }
+
+    #[test]
+    fn a_system_run_that_ends_within_its_ramp_says_nothing_was_measured_too() {
+        let r = run_two_drives(r#"{"rw":"randwrite","number_ios":500,"ramp_time":"1s"}"#).unwrap();
+        assert_eq!(r["write"]["total_ios"], 0);
+        assert!(r["warnings"].to_string().contains("nothing was measured"));
+        let r = run_two_drives(r#"{"rw":"randwrite","number_ios":500}"#).unwrap();
+        assert_eq!(r["warnings"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn a_system_run_refuses_a_settle_rule() {
+        let wl = r#"{"rw":"randwrite","runtime":"12s","settle":{"first_check":"6s"}}"#;
+        let e = run_two_drives(wl).unwrap_err().to_string();
+        assert!(
+            e.contains("settle: a system run does not take a settle rule"),
+            "{e}"
+        );
     }
 }

@@ -14,24 +14,30 @@ reach their rate (``seed000-hmb``, Normal, Max-Q: 236 K IOPS in the first 500 ms
 the second, 110 K from 2 s on), so a fixed I/O count gives a figure set by the count. Every
 random-write point therefore runs until it has settled (:func:`run_matrix`):
 
-1. It runs ``SETTLE_START_S`` of simulated time (fio's ``runtime``; a point in one of
-   ``SETTLE_AGED_STATES``: ``SETTLE_START_AGED_S``), logged after a ramp of
-   ``SETTLE_RAMP`` of the run (``ramp_time``) in 500 ms windows (``SETTLE_WINDOW_MS``: the
-   core's IOPS log, fio's ``iops_avg_time``). Its figure is the mean IOPS of the windows of
-   its second half, 2W windows (W at least ``SETTLE_MIN_WINDOWS``).
-2. It has settled (:func:`settle_check`) when the mean IOPS of the last W windows and of
-   the W before differ by less than ``SETTLE_TOLERANCE`` of the figure, and the windows are
-   steady enough for such a change to show: two standard errors of the difference of the
-   two means (``resolution``, from the windows' scatter about their half's mean) below
+1. It runs with the core's settle rule (the workload's ``settle`` table,
+   crates/ssdlab-core/src/config/settle.rs), ``SETTLE_CAP_S`` of simulated time at most
+   (fio's ``runtime``), logged after a ramp of ``SETTLE_RAMP`` of its first checkpoint
+   (``ramp_time``) in 500 ms windows (``SETTLE_WINDOW_MS``: the core's IOPS log, fio's
+   ``iops_avg_time``). Its checkpoints are ``SETTLE_START_S`` of simulated time (a point in
+   one of ``SETTLE_AGED_STATES``: ``SETTLE_START_AGED_S``), twice that, and so on up to
+   the cap. At a checkpoint T the run's figure is the mean IOPS of the windows of its
+   second half [T/2, T], 2W windows (W at least ``SETTLE_MIN_WINDOWS``).
+2. It has settled (:func:`settle_check`, the core's rule in Python, which checks the
+   core's verdict) when the mean IOPS of the last W windows and of the W before differ
+   by less than ``SETTLE_TOLERANCE`` of the figure, and the windows are steady enough
+   for such a change to show: two standard errors of the difference of the two means
+   (``resolution``, from the windows' scatter about their half's mean) below
    ``SETTLE_TOLERANCE`` too. A point on an aged drive must also hold its figure when the
-   run doubles: the figure and the mean of the W windows before the 2W (the figure of the
-   run half as long, logged in the same run) differ by less than ``SETTLE_TOLERANCE``.
-3. If not, it runs again (a new point: the simulator is deterministic, so the longer run
-   repeats the shorter one and carries on) ``SETTLE_GROWTH`` times longer, or as long as
-   its scatter needs to resolve ``SETTLE_TOLERANCE`` if that is longer, at most
-   ``SETTLE_CAP_S`` (:func:`next_length`). A point that has not settled at the cap is
-   reported as such: ``settled=false`` in results.csv, its figures marked
-   ``UNSETTLED_MARK`` in the tables, and the study's settle line counts them.
+   run doubles: the figure and the mean of the W windows before the 2W (the figure of
+   the run half as long) differ by less than ``SETTLE_TOLERANCE``.
+3. If so, the core stops the jobs there (the I/Os in flight complete); if not, the same
+   run carries on to its next checkpoint. The windows up to T are those a run of length
+   T would have logged (the simulator is deterministic and nothing after T changes them),
+   so this is the rule of running the point again twice as long without repeating the
+   first T. A point that has not settled at the cap is reported as such:
+   ``settled=false`` in results.csv, its figures marked ``UNSETTLED_MARK`` in the
+   tables, and the study's settle line counts them. The row's other figures (latency,
+   WAF) cover the run from its ramp to where it stopped.
 
 Why these values. W is half the second half, so it grows with the run: the test looks for
 a drift on the time scale the run measures. 5 % is a drift the studies' conclusions do not
@@ -341,7 +347,6 @@ SETTLE_AGED_STATES = ("aging",)
 SETTLE_RAMP = 0.25
 SETTLE_TOLERANCE = 0.05
 SETTLE_MIN_WINDOWS = 3
-SETTLE_GROWTH = 2
 SETTLE_CAP_S = 24.0
 
 
@@ -364,15 +369,6 @@ class Settle:
     resolution: float
     windows: int
     doubling: float = math.nan
-
-    def windows_needed(self, tolerance: float | None = None) -> int:
-        """2W for a resolution below ``tolerance`` (default SETTLE_TOLERANCE) at this
-        noise, at least this run's."""
-        if math.isnan(self.noise):
-            return self.windows
-        tol = SETTLE_TOLERANCE if tolerance is None else tolerance
-        w = math.floor(8 * (self.noise / tol) ** 2) + 1
-        return max(self.windows, 2 * w)
 
 
 def settle_check(
@@ -430,24 +426,6 @@ def measured_windows(log: list | str | None, span_s: float) -> list[float]:
         if t % SETTLE_WINDOW_MS == 0 and 0 <= k < n and out[k] is None:
             out[k] = float(iops)
     return [0.0 if v is None else v for v in out]
-
-
-def run_length_for(windows: int) -> float:
-    """The run (simulated seconds) whose second half holds ``windows`` windows."""
-    return windows * SETTLE_WINDOW_MS / 1000 * 2
-
-
-def next_length(run_s: float, check: Settle) -> float | None:
-    """The next run of a point that has not settled: SETTLE_GROWTH times longer, or as
-    long as its noise needs if that is longer (this run x a power of SETTLE_GROWTH), at
-    most SETTLE_CAP_S; None once the point has run SETTLE_CAP_S."""
-    if run_s >= SETTLE_CAP_S - 1e-9:
-        return None
-    want = max(run_s * SETTLE_GROWTH, run_length_for(check.windows_needed()))
-    t = run_s
-    while t < want - 1e-9 and t < SETTLE_CAP_S:
-        t *= SETTLE_GROWTH
-    return min(t, SETTLE_CAP_S)
 
 
 def settle_start(state: str) -> float:
@@ -514,14 +492,21 @@ SETTLE_COLUMNS = [
 ]
 
 
-def point_run(p: Point, m: Matrix, sim_s: float | None = None) -> dict:
-    """run_many() arguments of one point; ``sim_s``: run for that much simulated time,
-    logged after a ramp of SETTLE_RAMP of it (else the workload's I/O count)."""
+def point_run(p: Point, m: Matrix, settle: bool = False) -> dict:
+    """run_many() arguments of one point; ``settle``: run under the core's settle rule
+    (the module docstring), else for the workload's I/O count."""
     wl = dict(NAMED[p.workload])
-    if sim_s is not None:
-        del wl["number_ios"]  # the run ends at its runtime
-        wl["runtime"] = f"{sim_s:g}s"
-        wl["ramp_time"] = f"{sim_s * SETTLE_RAMP:g}s"
+    if settle:
+        start = settle_start(p.state)
+        del wl["number_ios"]  # the run ends at its cap or where it has settled
+        wl["runtime"] = f"{SETTLE_CAP_S:g}s"
+        wl["ramp_time"] = f"{start * SETTLE_RAMP:g}s"
+        wl["settle"] = {
+            "first_check": f"{start:g}s",
+            "tolerance": SETTLE_TOLERANCE,
+            "min_windows": SETTLE_MIN_WINDOWS,
+            "hold": p.state in SETTLE_AGED_STATES,
+        }
     else:
         wl["number_ios"] = m.ios(p.workload)
     wl["queue_policy"] = "round-robin"
@@ -540,40 +525,44 @@ def point_run(p: Point, m: Matrix, sim_s: float | None = None) -> dict:
     }
 
 
-def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
-    """Run the points on the sweep engine, in rounds: every point first, then the
-    random-write points that have not settled, each for its next length
-    (:func:`next_length`), until they settle or have run SETTLE_CAP_S. Every run is a
-    point of its own under OUT/runs, so a study run again finds the rounds it has run."""
-    length = {i: settle_start(p.state) for i, p in enumerate(points) if m.settles(p.workload)}
-    out: list[Outcome | None] = [None] * len(points)
-    todo = list(range(len(points)))
-    while todo:
-        rows = run_points(
-            [point_run(points[i], m, length.get(i)) for i in todo],
-            out_dir,
-            reuse=m.reuse,
-            adopted=m.adopted,
+def settle_outcome(row: dict, aged: bool) -> tuple[float, Settle]:
+    """Where a settling run stopped (its last checkpoint, s) and the settle test there,
+    from the row's windows; raises if the core's verdict differs from this one's."""
+    run_s = float(row["settle.at_s"])
+    ramp_s = settle_start("aging" if aged else "normal") * SETTLE_RAMP
+    logged = measured_windows(row.get("write_iops_log"), run_s - ramp_s)
+    # The checked windows: [T/2, T], or [T/4, T] for an aged point.
+    n = round(run_s * (0.75 if aged else 0.5) * 1000) // SETTLE_WINDOW_MS
+    check = settle_check(logged[-n:], doubling=aged)
+    core = row["settle.settled"]
+    if bool(core) != check.settled:
+        raise RuntimeError(
+            f"the core's settle verdict ({core}) differs from the study's ({check}) at "
+            f"{run_s:g} s: a bug, please report it"
         )
-        again = []
-        for i, row in zip(todo, rows):
-            sim_s = row["sim_time_ns"] / 1e9
-            if i not in length:
-                out[i] = Outcome(row, None, sim_s)
-                continue
-            run_s = length[i]
-            logged = measured_windows(row.get("write_iops_log"), run_s * (1 - SETTLE_RAMP))
-            aged = points[i].state in SETTLE_AGED_STATES
-            half = len(logged) * 2 // 3  # the run's second half: 2W windows
-            check = settle_check(logged[-(half * 3 // 2 if aged else half) :], doubling=aged)
-            longer = None if check.settled else next_length(run_s, check)
-            if longer is None:
-                out[i] = Outcome(row, check.settled, sim_s, run_s, check)
-            else:
-                length[i] = longer
-                again.append(i)
-        todo = again
-    return out  # type: ignore[return-value]
+    return run_s, check
+
+
+def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
+    """Run the points on the sweep engine; the random-write points run until they have
+    settled (the core's settle rule, the module docstring). Every run is a point of its
+    own under OUT/runs, so a study run again finds the runs it has made."""
+    settling = [m.settles(p.workload) for p in points]
+    rows = run_points(
+        [point_run(p, m, settle) for p, settle in zip(points, settling)],
+        out_dir,
+        reuse=m.reuse,
+        adopted=m.adopted,
+    )
+    out = []
+    for p, settle, row in zip(points, settling, rows):
+        sim_s = row["sim_time_ns"] / 1e9
+        if not settle:
+            out.append(Outcome(row, None, sim_s))
+            continue
+        run_s, check = settle_outcome(row, p.state in SETTLE_AGED_STATES)
+        out.append(Outcome(row, check.settled, sim_s, run_s, check))
+    return out
 
 
 def reuse_line(m: Matrix) -> str:
@@ -628,7 +617,7 @@ def settle_rule() -> str:
         f"second half agree within {SETTLE_TOLERANCE:.0%} and resolve {SETTLE_TOLERANCE:.0%}; "
         f"{aged} points also within {SETTLE_TOLERANCE:.0%} of the run half as long; runs from "
         f"{SETTLE_START_S:g} s of simulated time ({aged}: {SETTLE_START_AGED_S:g} s), "
-        f"x{SETTLE_GROWTH} or as long as the noise needs, up to {SETTLE_CAP_S:g} s"
+        f"checked there and at twice the length until settled, up to {SETTLE_CAP_S:g} s"
     )
 
 

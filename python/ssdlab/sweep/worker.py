@@ -211,6 +211,9 @@ def report_columns(d: Mapping[str, Any]) -> dict[str, Any]:
         row[key] = d.get(key)
     flatten(dev, "stats", row)
     flatten(d.get("prep") or {}, "prep", row)
+    # A run under a settle rule: settle.settled, settle.at_s (where it stopped), and
+    # settle.checks (every checkpoint's test, JSON text).
+    flatten(d.get("settle") or {}, "settle", row)
     return row
 
 

@@ -18,6 +18,7 @@ pub mod power;
 pub mod power_loss;
 pub mod presets;
 pub mod scheduling;
+pub mod settle;
 pub mod units;
 pub mod workload;
 pub mod zoned_job;
@@ -402,6 +403,20 @@ pub fn check_run(dev: &DeviceConfig, jobs: &[WorkloadConfig]) -> Result<(), Conf
         }
     }
     host_events::validate_events(&jobs[0].events, dev).map_err(|m| err("workload", m))?;
+    for (i, w) in jobs.iter().enumerate() {
+        // A group settles as one: its jobs share the rule and the windows it reads.
+        let first = jobs.iter().find(|o| o.group == w.group).expect("w itself");
+        if (&w.settle, w.ramp_time.ns()) != (&first.settle, first.ramp_time.ns()) {
+            return Err(err(
+                &format!("workload job {i}"),
+                format!(
+                    "settle: the jobs of group {} must have the same settle rule and \
+                     ramp_time (the group settles as one)",
+                    w.group
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 

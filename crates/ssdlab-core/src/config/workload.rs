@@ -258,6 +258,10 @@ pub struct WorkloadConfig {
     /// `plids`, `plid_select`, `dp_scheme`); needs a drive with `[fdp]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp: Option<super::fdp::FdpJob>,
+    /// Run until the rate has settled, checked at doubling run lengths up to `runtime`
+    /// (config/settle.rs): `settle = { first_check = "6s", tolerance = 0.05 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<super::settle::SettleConfig>,
 }
 
 // New fields are left out of a report at their defaults (reports stay as they were).
@@ -493,6 +497,12 @@ impl WorkloadConfig {
             }
         }
         self.validate_fio_extras(&mut errs);
+        if let Some(rule) = &self.settle {
+            errs.extend(rule.problems(self.runtime.map(|r| r.ns()), self.ramp_time.ns()));
+            if self.trace.is_some() {
+                errs.push("settle: a trace replay runs the trace, not until settled".into());
+            }
+        }
         if let Some(z) = &self.zoned {
             self.validate_zbd(z, capacity, &mut errs);
         }

@@ -31,6 +31,8 @@ pub enum Event {
     HostIdle { gen: u32 },
     /// Reporting group `group`'s ramp time is over: the measured window opens.
     RampEnd { group: u32 },
+    /// Checkpoint `k` of group `group`'s settle rule (`ssd/settle.rs`).
+    SettleCheck { group: u32, k: u32 },
     /// A remote command reached the drive's target, which now submits it to the drive.
     TargetSubmit { cmd: u32 },
     /// Host event `idx` of the workload begins, ends its outage or closes its curve.

@@ -167,6 +167,7 @@ impl Ssd {
             .map(|j| j.ramp_ns)
             .min()
             .unwrap_or(0);
+        self.settle_start_group(idx);
         if ramp > 0 {
             self.window.close(&self.ftl.stats);
             self.power_measure_close(now);

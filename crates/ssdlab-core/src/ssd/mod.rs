@@ -31,6 +31,7 @@ mod report;
 mod sched;
 mod session;
 mod session_async;
+mod settle;
 mod stats;
 mod system_hooks;
 #[cfg(test)]
@@ -222,6 +223,8 @@ pub struct Ssd {
     chips: Option<chips::ChipGate>,
     /// The zoned namespace (`[zns]`), which replaces the FTL's map (`zoned.rs`).
     zoned: Option<Box<zoned::ZonedRun>>,
+    /// The groups' settle rules and their checks (`settle.rs`).
+    settle: settle::SettleRun,
 }
 
 /// Flash-level counters.
@@ -351,7 +354,9 @@ impl Ssd {
         let mut groups: Vec<u32> = job_cfgs.iter().map(|w| w.group).collect();
         groups.sort_unstable();
         groups.dedup();
+        let settle = settle::SettleRun::new(&groups, &job_cfgs);
         let mut ssd = Ssd {
+            settle,
             timing: Timing::new(&cfg),
             pcie: Pcie::new(&cfg),
             nvme: Nvme::new(&cfg, queues),
@@ -578,6 +583,7 @@ impl Ssd {
             Event::MapReady { cmd } => self.start_read(cmd),
             Event::MapLoadDone { load } => self.map_load_done(load),
             Event::HostIdle { gen } => self.host_went_idle(gen),
+            Event::SettleCheck { group, k } => self.settle_due(group, k),
             Event::RampEnd { group } => {
                 if group as usize == self.group_idx {
                     self.window.open(self.q.now(), &self.ftl.stats);

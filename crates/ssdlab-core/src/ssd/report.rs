@@ -261,6 +261,9 @@ impl Ssd {
         if let Some(ev) = self.host_event_stats() {
             out["host_events"] = serde_json::to_value(ev).expect("host events");
         }
+        if let Some(s) = self.settle.json() {
+            out["settle"] = s;
+        }
         Report { json: out }
     }
 

@@ -213,6 +213,22 @@ impl Sampler {
         self.open.lat_sum_ns += lat_ns;
     }
 
+    /// Add the I/Os of windows `lo..hi` to `out[index - lo]` (the open window too).
+    pub fn add_ios(&self, lo: u64, hi: u64, out: &mut [u64]) {
+        let from = self.samples.partition_point(|w| w.index < lo);
+        for w in self.samples[from..]
+            .iter()
+            .chain(std::iter::once(&self.open))
+        {
+            if w.index >= hi {
+                break;
+            }
+            if w.index >= lo {
+                out[(w.index - lo) as usize] += w.ios;
+            }
+        }
+    }
+
     /// Add another job's samples window by window (group reporting).
     pub fn merge(&mut self, o: &Sampler) {
         let mut out = Vec::with_capacity(self.samples.len().max(o.samples.len()));

@@ -609,6 +609,13 @@ pub(crate) fn run_resolved(
             "events: host events are modelled for single-drive runs only (not in a system yet)",
         ));
     }
+    if jobs.iter().any(|j| j.settle.is_some()) {
+        return Err(crate::config::err(
+            "workload",
+            "settle: a system run does not take a settle rule yet (run one drive alone, or \
+             give the jobs a fixed runtime)",
+        ));
+    }
     let origin = cfg.origin.clone();
     let (estimate, job_count) = memory_estimate_bytes(&drives, &jobs, &opts)?;
     let _memory =

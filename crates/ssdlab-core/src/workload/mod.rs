@@ -238,6 +238,11 @@ impl JobGen {
         self.next_at = now;
     }
 
+    /// The job issues nothing from `now` on (its group has settled, `ssd/settle.rs`).
+    pub fn stop_at(&mut self, now: Ns) {
+        self.deadline = self.deadline.min(now);
+    }
+
     /// May the job issue another I/O at time `now` (stop rule only, not pacing)?
     #[inline]
     pub fn can_issue(&self, now: Ns) -> bool {
