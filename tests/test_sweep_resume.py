@@ -43,9 +43,9 @@ def test_another_executor_runs_one_point_per_task(tmp_path):
         remote.shutdown()
     assert len(df) == 12 and set(df["status"]) == {"ok"}
     assert remote.tasks == [1] * 12
-    # the local thread pool still takes chunks (one prepared drive per chunk)
+    # make_chunks cuts a group into chunks of at most max_chunk points, one drive each
     chunks = engine.make_chunks([{"prep_key": "k", "run_id": str(i), "kwargs": {},
-                                  "params": {}} for i in range(12)], 1)  # fmt: skip
+                                  "params": {}} for i in range(12)], 1, 8)  # fmt: skip
     assert [len(c) for _, c in chunks] == [8, 4]
 
 

@@ -293,14 +293,15 @@ impl WriteBuffer {
     }
 
     /// Reserve room for `units`, if there is room. A command that does not fit is
-    /// still admitted when everything buffered sits in open stripes (`stranded`
-    /// gives their units) that only more data can complete: waiting would never end.
+    /// still admitted when everything buffered sits in open stripes that only more
+    /// data can complete (`all_stranded(used units)` says whether it does): waiting
+    /// would never end.
     /// (So a command larger than the whole buffer goes in alone.)
     #[inline]
-    pub fn try_reserve(&mut self, units: u64, stranded: impl FnOnce() -> u64) -> bool {
+    pub fn try_reserve(&mut self, units: u64, all_stranded: impl FnOnce(u64) -> bool) -> bool {
         let fits = self.used_units + units <= self.capacity_units
             || self.used_units == 0
-            || self.used_units <= stranded();
+            || all_stranded(self.used_units);
         if fits {
             self.used_units += units;
             self.peak_units = self.peak_units.max(self.used_units);

@@ -634,6 +634,19 @@ impl Ftl {
         self.dies.iter().map(|d| partial(&d.map) as u64).sum()
     }
 
+    /// At most `open_partial_units`, without looking at the frontiers: every die's host
+    /// and placement frontiers one unit short of a program, its SLC frontier one unit
+    /// short of a stripe. The buffer's stranded check (`Ssd::try_buffer_room`) asks for
+    /// the exact count only when its buffer holds no more than this.
+    pub fn open_partial_bound(&self) -> u64 {
+        let (upg, ups) = (
+            self.geo.units_per_program as u64,
+            self.geo.units_per_stripe as u64,
+        );
+        let ruhs = self.dies.first().map_or(0, |d| d.ruh.len()) as u64;
+        self.dies.len() as u64 * ((1 + ruhs) * (upg - 1) + (ups - 1))
+    }
+
     /// Host units placed in stripes not yet complete (native and SLC frontiers):
     /// buffered data that waits for more data before it can be programmed. Open
     /// translation stripes are counted apart (`open_map_partial_units`): GC's moves of

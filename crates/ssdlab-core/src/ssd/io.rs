@@ -314,8 +314,14 @@ impl Ssd {
     pub(super) fn try_buffer_room(&mut self, units: u64) -> bool {
         let (ftl, gather, map_room) = (&self.ftl, &self.gather, &self.map_stripe_room);
         let zoned = self.zoned.as_ref().map_or(0, |z| z.partial_units());
-        self.buffer
-            .try_reserve(units, || stranded_units(ftl, gather, map_room) + zoned)
+        // Is everything buffered stranded? The open stripes' exact count walks every
+        // die's frontiers: only when their bound does not already say no.
+        self.buffer.try_reserve(units, |used| {
+            let others =
+                map_room.iter().map(|&u| u as u64).sum::<u64>() + gather.stranded_units() + zoned;
+            used <= others + ftl.open_partial_bound()
+                && used <= stranded_units(ftl, gather, map_room) + zoned
+        })
     }
 
     /// Room was returned to the buffer: admit waiting writes in order (after the dies

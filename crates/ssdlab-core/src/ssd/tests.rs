@@ -174,3 +174,44 @@ fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
         );
     }
 }
+
+/// The buffer's stranded check skips the frontier walk when the bound says no: the
+/// bound must never be below the count, with placement handles and an SLC area.
+#[test]
+fn open_partial_units_never_exceed_their_bound() {
+    for (preset, set, wl) in [
+        (
+            "tiny-test",
+            vec!["fdp.handles=4".to_string()],
+            r#"{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":20000,"fdp":{"select":"random"}}"#,
+        ),
+        (
+            "seed000-hmb",
+            vec![],
+            r#"{"rw":"randwrite","bs":"4k","iodepth":32,"number_ios":20000}"#,
+        ),
+    ] {
+        let dev = load_device(&DeviceSpec::Preset(preset.into()), &set).unwrap();
+        let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
+        let opts = RunOptions {
+            state: DriveState::Fresh,
+            seed: 2,
+            verify: false,
+        };
+        let mut ssd = Ssd::new(dev, wl, opts).unwrap();
+        let (mut seen, mut most) = (0u32, 0u64);
+        ssd.run_observed(&mut |_| true, 20_000, &mut |s: &Ssd| {
+            let (n, bound) = (s.ftl.open_partial_units(), s.ftl.open_partial_bound());
+            assert!(
+                n <= bound,
+                "{preset}: {n} open units above the bound {bound}"
+            );
+            seen += 1;
+            most = most.max(n);
+        });
+        assert!(
+            seen > 10 && most > 0,
+            "{preset}: {seen} looks, at most {most} open units"
+        );
+    }
+}
