@@ -300,10 +300,9 @@ fn load_system(
 mod tests {
     use super::*;
 
-    fn run_tiny(workload: &str) -> serde_json::Value {
-        let spec = DeviceSpec::Preset("tiny-test".into());
+    fn run_spec(spec: &DeviceSpec, workload: &str) -> Result<serde_json::Value, ConfigError> {
         run_from_specs(
-            &spec,
+            spec,
             &[],
             workload,
             &[],
@@ -314,8 +313,11 @@ mod tests {
             0,
             &mut |_| true,
         )
-        .unwrap()
-        .json
+        .map(|r| r.json)
+    }
+
+    fn run_tiny(workload: &str) -> serde_json::Value {
+        run_spec(&DeviceSpec::Preset("tiny-test".into()), workload).unwrap()
     }
 
     #[test]
@@ -335,19 +337,7 @@ mod tests {
             origin: "two.toml".into(),
             text: "[[drive]]\ndevice = \"tiny-test\"\ncount = 2\n".into(),
         };
-        run_from_specs(
-            &spec,
-            &[],
-            workload,
-            &[],
-            "full",
-            1,
-            false,
-            false,
-            0,
-            &mut |_| true,
-        )
-        .map(|r| r.json)
+        run_spec(&spec, workload)
     }
 
     #[test]
