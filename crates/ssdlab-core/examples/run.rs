@@ -1,6 +1,18 @@
 //! `cargo run --release --example run -- DEVICE 'WORKLOAD_JSON' STATE [KEY=VALUE ...]`
-//! prints a report (KEY=VALUE: device overrides, as `--set`).
+//! prints a report (KEY=VALUE: device overrides, as `--set`). With `RUN_REUSE=N` in the
+//! environment it runs N times through the prepared-drive cache (`reuse_prep`), as a
+//! sweep does, and reports each (the first prepares, the rest clone).
 fn main() {
+    let runs: usize = std::env::var("RUN_REUSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..runs.max(1) {
+        run_once(runs > 0);
+    }
+}
+
+fn run_once(reuse_prep: bool) {
     let args: Vec<String> = std::env::args().collect();
     let dev = args.get(1).cloned().unwrap_or("client-tlc-dram".into());
     let wl = args
@@ -17,7 +29,7 @@ fn main() {
         &state,
         1,
         false,
-        false,
+        reuse_prep,
         0,
         &mut |_| true,
     );

@@ -64,6 +64,8 @@ pub fn run_jobs_reusing(
 ) -> Result<Report, ConfigError> {
     let t0 = std::time::Instant::now();
     let mut ssd = Ssd::with_jobs_reusing(device, jobs, opts, reuse_prep)?;
+    // One drive, one clone of the cached prepared drive: copy its map chunks early.
+    ssd.ftl.keep_few_overlays();
     let t1 = std::time::Instant::now();
     ssd.run(progress);
     let sim_wall = t1.elapsed().as_secs_f64();
@@ -145,7 +147,14 @@ pub fn run_from_specs_threads(
         source: String::new(),
         message: m,
     })?;
-    let estimate = ftl::estimate::estimate(&dev, state, &jobs, verify, reuse_prep);
+    let estimate = ftl::estimate::estimate(
+        &dev,
+        state,
+        &jobs,
+        verify,
+        reuse_prep,
+        ftl::map_array::SOLO_OVERLAY_SHIFT,
+    );
     // Held until the run ends: parallel runs share the limit.
     let _memory = config::limits::reserve_jobs(estimate.total(), estimate.job_count, max_memory)
         .map_err(|m| ConfigError {

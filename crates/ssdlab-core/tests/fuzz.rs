@@ -447,7 +447,14 @@ fn check_device(dev: &config::DeviceConfig) {
         DriveState::FullSlcExhausted,
         DriveState::Steady,
     ] {
-        let _ = ssdlab_core::ftl::estimate::estimate(dev, state, &[], true, true);
+        let _ = ssdlab_core::ftl::estimate::estimate(
+            dev,
+            state,
+            &[],
+            true,
+            true,
+            ssdlab_core::ftl::map_array::OVERLAY_SHIFT,
+        );
     }
     let _ = dev.warnings();
     let _ = dev.derived();

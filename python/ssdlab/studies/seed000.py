@@ -525,11 +525,13 @@ def point_run(p: Point, m: Matrix, settle: bool = False) -> dict:
     }
 
 
-def settle_outcome(row: dict, aged: bool) -> tuple[float, Settle]:
-    """Where a settling run stopped (its last checkpoint, s) and the settle test there,
-    from the row's windows; raises if the core's verdict differs from this one's."""
+def settle_outcome(row: dict, state: str) -> tuple[float, Settle]:
+    """Where a settling run of a point in ``state`` stopped (its last checkpoint, s) and
+    the settle test there, from the row's windows; raises if the core's verdict differs
+    from this one's."""
     run_s = float(row["settle.at_s"])
-    ramp_s = settle_start("aging" if aged else "normal") * SETTLE_RAMP
+    aged = state in SETTLE_AGED_STATES
+    ramp_s = settle_start(state) * SETTLE_RAMP
     logged = measured_windows(row.get("write_iops_log"), run_s - ramp_s)
     # The checked windows: [T/2, T], or [T/4, T] for an aged point.
     n = round(run_s * (0.75 if aged else 0.5) * 1000) // SETTLE_WINDOW_MS
@@ -560,7 +562,7 @@ def run_matrix(points: list[Point], out_dir: Path, m: Matrix) -> list[Outcome]:
         if not settle:
             out.append(Outcome(row, None, sim_s))
             continue
-        run_s, check = settle_outcome(row, p.state in SETTLE_AGED_STATES)
+        run_s, check = settle_outcome(row, p.state)
         out.append(Outcome(row, check.settled, sim_s, run_s, check))
     return out
 

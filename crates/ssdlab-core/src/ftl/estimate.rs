@@ -36,6 +36,8 @@
 //! own ranges (queues, the iolog of `write_iolog`), and the allocator's slack.
 
 use super::map_array::CHUNK_LEN;
+#[cfg(test)]
+use super::map_array::OVERLAY_SHIFT;
 use super::prep::DriveState;
 use super::{translation_budget_blocks, translation_units};
 use crate::config::memory::SlcMode;
@@ -69,13 +71,12 @@ const PER_SEGMENT_BYTES: u64 = 24;
 const CHUNK_BYTES: u64 = 4 * CHUNK_LEN as u64;
 /// Bytes a run's store of one entry costs in a chunk it does not own: an entry of the
 /// chunk's sparse overlay (8-byte slots at most half full), until the overlay reaches
-/// 1/16 of the chunk (`OVERLAY_LIMIT`); then the whole chunk.
+/// its limit (1/2^`overlay_shift` of the chunk, `map_array::OVERLAY_SHIFT` or, for a
+/// single-drive run, `SOLO_OVERLAY_SHIFT`); then the whole chunk.
 const OVERLAY_ENTRY_BYTES: u64 = 32;
 /// A page of memory: the oracle's arrays cost memory a page at a time as they are
 /// written (zeroed allocations).
 const PAGE_BYTES: u64 = 4 << 10;
-/// Entries a chunk's overlay takes before the chunk is copied.
-const OVERLAY_LIMIT: u64 = CHUNK_LEN as u64 / 16;
 /// Physical units a run writes per logical unit once garbage collection runs (after
 /// the drive's free units are used): the new copy and two for GC's copies (a
 /// conservative WAF).
@@ -150,12 +151,13 @@ fn die_chunks(geo: &Geometry, lo: u64, hi: u64) -> u64 {
 }
 
 /// Bytes `n` stores cost spread evenly over `k` chunks: overlay entries while each
-/// chunk's share stays under the overlay limit, else whole chunks.
-fn spread_bytes(n: u64, k: u64) -> u64 {
+/// chunk's share stays under the overlay limit (`CHUNK_LEN >> overlay_shift` entries),
+/// else whole chunks.
+fn spread_bytes(n: u64, k: u64, overlay_shift: u32) -> u64 {
     if k == 0 || n == 0 {
         return 0;
     }
-    if n / k < OVERLAY_LIMIT {
+    if n / k < (CHUNK_LEN as u64) >> overlay_shift {
         n.saturating_mul(OVERLAY_ENTRY_BYTES).min(k * CHUNK_BYTES)
     } else {
         k * CHUNK_BYTES
@@ -329,13 +331,16 @@ fn run_time_ns(
 
 /// The estimate of a run of `jobs` on `dev` prepared in `state` (see the header).
 /// `keep_prepared`: the prepared drive stays in the process's cache (`reuse_prep`),
-/// so the run copies the chunks it stores into rather than storing in place.
+/// so the run copies the chunks it stores into rather than storing in place, after
+/// 1/2^`overlay_shift` of a chunk's entries in its overlay (`map_array::OVERLAY_SHIFT`
+/// for a system's drives, `SOLO_OVERLAY_SHIFT` for a single-drive run).
 pub fn estimate(
     dev: &DeviceConfig,
     state: DriveState,
     jobs: &[WorkloadConfig],
     verify: bool,
     keep_prepared: bool,
+    overlay_shift: u32,
 ) -> MemoryEstimate {
     let geo = Geometry::new(dev);
     let unit = geo.unit_bytes.max(1);
@@ -451,7 +456,7 @@ pub fn estimate(
         } else {
             chunks(j.lo, j.lo.saturating_add(n).min(hi), l2p_len)
         };
-        l2p = l2p.saturating_add(spread_bytes(n, k));
+        l2p = l2p.saturating_add(spread_bytes(n, k, overlay_shift));
         let shadow = if j.random {
             n.saturating_mul(PAGE_BYTES).min(4 * l2p_len)
         } else {
@@ -465,10 +470,10 @@ pub fn estimate(
             .saturating_add(shadow)
             .saturating_add(copies.saturating_mul(4));
         let new = die_chunks(&geo, 0, copies / dies + upb).min(p2l_chunks);
-        p2l = p2l.saturating_add(spread_bytes(copies, new));
+        p2l = p2l.saturating_add(spread_bytes(copies, new, overlay_shift));
         if holds_data {
             let old = if j.random { p2l_chunks } else { new };
-            p2l = p2l.saturating_add(spread_bytes(copies, old));
+            p2l = p2l.saturating_add(spread_bytes(copies, old, overlay_shift));
         }
     }
     let l2p_whole = l2p_len.div_ceil(CHUNK_LEN as u64) * CHUNK_BYTES;
@@ -542,17 +547,17 @@ mod tests {
     fn a_read_of_a_full_drive_costs_no_map_and_an_aged_drive_both_maps() {
         let dev = device("client-tlc-dram");
         let read = jobs(&dev, &["rw=randread", "number_ios=2000"]);
-        let e = estimate(&dev, DriveState::Full, &read, false, false);
+        let e = estimate(&dev, DriveState::Full, &read, false, false, OVERLAY_SHIFT);
         assert_eq!((e.prepared_maps, e.run_maps, e.oracle), (0, 0, 0));
         assert!(e.total() < 40 * MIB, "{e:?}");
         let bound = dev.memory_estimate_bytes(false, false);
-        let steady = estimate(&dev, DriveState::Steady, &read, false, false).total();
+        let steady = estimate(&dev, DriveState::Steady, &read, false, false, OVERLAY_SHIFT).total();
         assert!(
             steady > bound * 9 / 10 && steady < bound * 11 / 10,
             "{steady} {bound}"
         );
         // With the oracle a full drive's tags are all written by the fill.
-        let v = estimate(&dev, DriveState::Full, &read, true, false);
+        let v = estimate(&dev, DriveState::Full, &read, true, false, OVERLAY_SHIFT);
         assert!(v.oracle > 900 * MIB, "{v:?}");
     }
 
@@ -561,14 +566,14 @@ mod tests {
         let dev = device("client-tlc-dram");
         let whole = dev.memory_estimate_bytes(false, false) - BASE_BYTES;
         let few = jobs(&dev, &["rw=randwrite", "number_ios=2000"]);
-        let e = estimate(&dev, DriveState::Fresh, &few, false, false);
+        let e = estimate(&dev, DriveState::Fresh, &few, false, false, OVERLAY_SHIFT);
         assert!(e.run_maps > 0 && e.run_maps < MIB, "{e:?}");
         let timed = jobs(&dev, &["rw=randwrite", "runtime=1s"]);
-        let e = estimate(&dev, DriveState::Full, &timed, false, false);
+        let e = estimate(&dev, DriveState::Full, &timed, false, false, OVERLAY_SHIFT);
         assert!(e.run_maps > whole * 9 / 10, "{e:?} {whole}");
         assert!(e.jobs > JOB_BYTES, "the runtime's log windows count: {e:?}");
         let seq = jobs(&dev, &["rw=write", "bs=128k", "size=1GiB"]);
-        let e = estimate(&dev, DriveState::Full, &seq, false, false);
+        let e = estimate(&dev, DriveState::Full, &seq, false, false, OVERLAY_SHIFT);
         assert!(e.run_maps < 64 * MIB, "{e:?}");
     }
 
@@ -578,26 +583,40 @@ mod tests {
         // ~4 KiB (102 MiB peak; 66 MiB estimated when only a runtime counted windows).
         let dev = device("emmc-32g");
         let long = jobs(&dev, &["rw=randwrite", "number_ios=2000000"]);
-        let e = estimate(&dev, DriveState::Steady, &long, false, false);
+        let e = estimate(&dev, DriveState::Steady, &long, false, false, OVERLAY_SHIFT);
         let logs = e.jobs - JOB_BYTES;
         assert!(logs > 30 * MIB && logs < 80 * MIB, "{e:?}");
         // A short run: a few windows (2,000 writes: 5.3 simulated s).
         let short = jobs(&dev, &["rw=randwrite", "number_ios=2000"]);
-        let e = estimate(&dev, DriveState::Steady, &short, false, false);
+        let e = estimate(
+            &dev,
+            DriveState::Steady,
+            &short,
+            false,
+            false,
+            OVERLAY_SHIFT,
+        );
         assert!(e.jobs - JOB_BYTES <= 16 * LOG_WINDOW_BYTES, "{e:?}");
         // Paced I/O: 20,000 reads at 2 per second take 10,000 s, at most a window each.
         let paced = jobs(&dev, &["rw=randread", "number_ios=20000", "rate_iops=2"]);
-        let e = estimate(&dev, DriveState::Full, &paced, false, false);
+        let e = estimate(&dev, DriveState::Full, &paced, false, false, OVERLAY_SHIFT);
         assert_eq!(e.jobs - JOB_BYTES, 20_000 * LOG_WINDOW_BYTES, "{e:?}");
         let paced = jobs(&dev, &["rw=randread", "number_ios=20", "rate_iops=2"]);
-        let e = estimate(&dev, DriveState::Full, &paced, false, false);
+        let e = estimate(&dev, DriveState::Full, &paced, false, false, OVERLAY_SHIFT);
         assert_eq!(e.jobs - JOB_BYTES, 20 * LOG_WINDOW_BYTES, "{e:?}");
         // A host thread that takes 1 s per I/O paces the job the same way.
         let slow_host = jobs(
             &dev,
             &["rw=randread", "number_ios=2000", "host_cpu_per_io=1s"],
         );
-        let e = estimate(&dev, DriveState::Full, &slow_host, false, false);
+        let e = estimate(
+            &dev,
+            DriveState::Full,
+            &slow_host,
+            false,
+            false,
+            OVERLAY_SHIFT,
+        );
         assert_eq!(e.jobs - JOB_BYTES, 2_000 * LOG_WINDOW_BYTES, "{e:?}");
     }
 
@@ -605,7 +624,7 @@ mod tests {
     fn jobs_are_counted_with_their_clones() {
         let dev = device("tiny-test");
         let many = jobs(&dev, &["rw=randread", "numjobs=256"]);
-        let e = estimate(&dev, DriveState::Full, &many, false, false);
+        let e = estimate(&dev, DriveState::Full, &many, false, false, OVERLAY_SHIFT);
         assert_eq!(e.job_count, 256);
         // Each with the log windows of one pass of all of them over tiny-test (1.6 M
         // reads of a page at 50 us on 4 dies: 20 s, 40 windows; twice that at most).
@@ -615,7 +634,7 @@ mod tests {
             "{e:?}"
         );
         let few = jobs(&dev, &["rw=randread", "numjobs=256", "number_ios=20"]);
-        let e = estimate(&dev, DriveState::Full, &few, false, false);
+        let e = estimate(&dev, DriveState::Full, &few, false, false, OVERLAY_SHIFT);
         assert_eq!(e.jobs, 256 * (JOB_BYTES + LOG_WINDOW_BYTES));
     }
 
@@ -623,8 +642,8 @@ mod tests {
     fn a_demand_paged_map_stores_its_translation_pages_when_prepared() {
         let dev = device("mqsim-default");
         let read = jobs(&dev, &["rw=randread", "number_ios=2000"]);
-        let full = estimate(&dev, DriveState::Full, &read, false, false);
-        let fresh = estimate(&dev, DriveState::Fresh, &read, false, false);
+        let full = estimate(&dev, DriveState::Full, &read, false, false, OVERLAY_SHIFT);
+        let fresh = estimate(&dev, DriveState::Fresh, &read, false, false, OVERLAY_SHIFT);
         assert_eq!(fresh.prepared_maps, 0);
         // One P2L chunk per die (64 dies) and the translation units' L2P chunk.
         assert!(full.prepared_maps >= 64 * 2 * MIB, "{full:?}");
@@ -638,7 +657,10 @@ mod tests {
         assert_eq!(chunks(0, 1, 10 * c), 1);
         assert_eq!(chunks(c - 1, c + 1, 10 * c), 2);
         assert_eq!(chunks(0, 100 * c, 10 * c), 10);
-        assert_eq!(spread_bytes(100, 10), 100 * OVERLAY_ENTRY_BYTES);
-        assert_eq!(spread_bytes(c, 1), CHUNK_BYTES);
+        assert_eq!(
+            spread_bytes(100, 10, OVERLAY_SHIFT),
+            100 * OVERLAY_ENTRY_BYTES
+        );
+        assert_eq!(spread_bytes(c, 1, OVERLAY_SHIFT), CHUNK_BYTES);
     }
 }

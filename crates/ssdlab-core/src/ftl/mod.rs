@@ -886,6 +886,14 @@ impl Ftl {
         self.l2p.share();
         self.p2l.share();
     }
+
+    /// This FTL is the only clone of a shared prepared drive alive in its run (a
+    /// single-drive run, not a system's identical drives): copy a shared map chunk
+    /// after fewer stores into its overlay (`map_array::SOLO_OVERLAY_SHIFT`), for speed.
+    pub fn keep_few_overlays(&mut self) {
+        self.l2p.set_overlay_shift(map_array::SOLO_OVERLAY_SHIFT);
+        self.p2l.set_overlay_shift(map_array::SOLO_OVERLAY_SHIFT);
+    }
 }
 
 /// Turn the recycling of map chunks on or off (off also frees the pool): see

@@ -175,7 +175,14 @@ pub(crate) fn memory_estimate_bytes(
         if own.is_empty() {
             continue; // not built
         }
-        let e = crate::ftl::estimate::estimate(&d.device, opts.state, &own, opts.verify, true);
+        let e = crate::ftl::estimate::estimate(
+            &d.device,
+            opts.state,
+            &own,
+            opts.verify,
+            true,
+            crate::ftl::map_array::OVERLAY_SHIFT,
+        );
         let prepares = keys.insert(crate::ssd::prep_key(&d.device)) || opts.verify;
         let own_bytes = e.fixed + e.oracle + e.jobs + if prepares { e.prepared_maps } else { 0 };
         bytes = bytes.saturating_add(own_bytes);
