@@ -9,14 +9,11 @@ file exists in ``out`` is not run again (a failed one only with ``retry_failed``
 
 Points sharing a prepared drive (same state, seed and LBA area, and devices that
 prepare alike: the core's ``prep_key``, e.g. devices differing only in HMB size) are
-run so that a drive is prepared once and cloned for its other points: on this process's
-threads a task takes its point when it starts, the cached drive's points first and, while
-a drive is being prepared, points that need none (``schedule.LocalSchedule``); for another
-executor the points are grouped and cut into chunks, submitted group by group. Any
-``concurrent.futures.Executor`` runs the tasks (a thread pool by default; a Dask
-client's ``get_executor()``; a process pool; submitit's or dask-jobqueue's through Dask).
-Rows come back to this process, which writes them (so workers need no shared file
-system).
+grouped and cut into chunks, submitted group by group, so each worker prepares a drive
+once and clones it for the group's other points. Any ``concurrent.futures.Executor``
+runs the chunks (a thread pool by default; a Dask client's ``get_executor()``; a
+process pool; submitit's or dask-jobqueue's through Dask). Rows come back to this
+process, which writes them (so workers need no shared file system).
 
 A point whose prepared drive no other point (still to run) shares runs without the cache,
 so such points run in parallel rather than one drive at a time.
@@ -32,7 +29,7 @@ KeyboardInterrupt is raised; the same call (or command) again resumes with the p
 not yet run.
 
 Simplifications: from another executor, a kill loses the points in flight (they are
-rerun); on local threads each task runs one point, chosen when it starts.
+rerun); local tasks are ``MAX_CHUNK`` points (one).
 """
 
 from __future__ import annotations
@@ -54,14 +51,15 @@ from ssdlab import _core, api
 from ssdlab.api import ConfigError
 from ssdlab.interrupt import completed, sigint_deferred
 from ssdlab.sweep.progress import Progress
-from ssdlab.sweep.schedule import LocalSchedule
 from ssdlab.sweep.store import Store, need
 from ssdlab.sweep.worker import flatten, run_chunk
 
 POINT_KEYS = ("device", "workload", "state", "seed", "set", "queues", "params")
-# Chunks of a remote executor's worker (a process or Dask worker) hold at most this many
-# points; on this process's threads every task is one point, chosen when the task starts
-# (schedule.LocalSchedule).
+# On this process's threads, one point per task as well: the threads take turns by
+# prepared drive (worker._KeyTurns: the core caches one), so a thread that reaches the
+# next drive's points waits until the others have finished the current drive's; with
+# one-point tasks that is the other thread's point in progress, not a chunk of up to 8
+# points (seed 000's studies on 2 threads: 78 % busy with chunks of 8).
 MAX_CHUNK = 1
 # On another executor (processes, Dask) a chunk's rows come back when it ends: one
 # point per task, so each point is written as soon as it finishes (a worker keeps its
@@ -108,6 +106,7 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     # Chunks on threads of this process (ours or the caller's thread pool): rows written
     # as each point finishes, and Ctrl-C reaches their runs through the core's cancel flag.
     local = own or isinstance(executor, ThreadPoolExecutor)
+    chunks = make_chunks(todo, n_workers, MAX_CHUNK if local else REMOTE_CHUNK)
     if progress is None:
         progress = sys.stderr.isatty()
     bar = Progress(total=len(jobs), done=len(jobs) - len(todo), enabled=progress)
@@ -127,21 +126,15 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     futures: list = []
     token = None
     try:
+        # A drive only one point uses is not kept: such points run side by side instead of
+        # taking turns at the process's one cached drive (see worker.run_chunk).
+        shared = Counter(j["prep_key"] for j in todo)
+        on_row = keep if local else None
         token = os.urandom(8).hex()  # names this sweep's chunks, to cancel them remotely
-        if local:
-            # One task per point; a task runs the point the schedule gives it when it
-            # starts (schedule.LocalSchedule: the cached drive's points together, points
-            # that need no cached drive while another thread prepares one).
-            schedule = LocalSchedule(todo, reuse_prep)
-            futures = [pool.submit(_run_scheduled, schedule, keep, token) for _ in todo]
-        else:
-            # A drive only one point uses is not kept: such points run side by side
-            # instead of taking turns at a worker's one cached drive (worker.run_chunk).
-            shared = Counter(j["prep_key"] for j in todo)
-            futures = [
-                pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, None, token)
-                for key, items in make_chunks(todo, n_workers, REMOTE_CHUNK)
-            ]
+        futures = [
+            pool.submit(run_chunk, key, items, reuse_prep and shared[key] > 1, on_row, token)
+            for key, items in chunks
+        ]
         # Ctrl-C only sets a flag while waiting, checked between waits (ssdlab.interrupt)
         with sigint_deferred() as interrupted:
             for fut in completed(futures, interrupted):
@@ -168,15 +161,6 @@ def _run(jobs, out, executor, workers, retry_failed, reuse_prep, progress):
     df.attrs["skipped"] = len(jobs) - len(todo)
     df.attrs["ran"] = len(todo)
     return df
-
-
-def _run_scheduled(schedule: LocalSchedule, on_row, token: str) -> list[dict]:
-    """A local task: the point the schedule gives it now, run as a chunk of one."""
-    key, item, cached = schedule.take()
-    try:
-        return run_chunk(key, [item], cached, on_row, token, False)
-    finally:
-        schedule.done(key, cached)
 
 
 def _stop(futures: list, local: bool, keep, executor=None, token=None) -> None:

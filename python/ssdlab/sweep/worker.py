@@ -101,21 +101,18 @@ def run_chunk(
     reuse_prep: bool,
     on_row: Callable[[dict], None] | None = None,
     token: str | None = None,
-    turns: bool = True,
 ) -> list[dict]:
     """Run ``items`` (each ``{"run_id", "kwargs", "params"}``); one row per item.
 
     ``on_row`` (in the driver's process only) is called with each row as its point
     finishes. A run stopped by Ctrl-C (or the driver's cancel) ends the chunk: the rows
     of the points before it are returned, the stopped one and the rest are left to a
-    rerun. ``token`` names the sweep, for ``cancel_sweep``. ``turns``: with
-    ``reuse_prep``, wait for the threads running another cached drive's points to finish
-    (``_KeyTurns``); a ``schedule.LocalSchedule`` decides that itself (False)."""
+    rerun. ``token`` names the sweep, for ``cancel_sweep``."""
     from ssdlab._core import __version__
 
     global _IN_CHUNK
     rows = []
-    if reuse_prep and turns:
+    if reuse_prep:
         _TURNS.acquire(prep_key)
     _IN_CHUNK += 1
     with _LOCK:
@@ -148,7 +145,7 @@ def run_chunk(
             if not _RUNNING[token]:
                 del _RUNNING[token]
         _IN_CHUNK -= 1
-        if reuse_prep and turns:
+        if reuse_prep:
             _TURNS.release()
     return rows
 
