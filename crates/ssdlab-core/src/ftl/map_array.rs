@@ -551,6 +551,36 @@ impl MapArray {
         n
     }
 
+    /// Does any entry of `start..end` differ from `value`? Chunk by chunk: a slice scan
+    /// that stops at the first difference, a run count for an implicit chunk, the
+    /// entries one by one for an overlaid one.
+    pub fn any_ne(&self, start: usize, end: usize, value: u32) -> bool {
+        let end = end.min(self.len);
+        let mut i = start;
+        while i < end {
+            let c = i >> CHUNK_SHIFT;
+            let stop = end.min((c + 1) * CHUNK_LEN);
+            let found = if self.slots[c].overlaid {
+                (i..stop).any(|j| self.get(j) != value)
+            } else {
+                match &self.chunks[c] {
+                    Some(ch) => {
+                        let base = c * CHUNK_LEN;
+                        ch.as_slice()[i - base..stop - base]
+                            .iter()
+                            .any(|&x| x != value)
+                    }
+                    None => self.implicit.count_ne(i, stop, value) > 0,
+                }
+            };
+            if found {
+                return true;
+            }
+            i = stop;
+        }
+        false
+    }
+
     /// Start loading entry `i` into the CPU caches (a performance hint only).
     #[inline]
     pub fn prefetch(&self, i: usize) {
@@ -856,6 +886,32 @@ mod tests {
         let got: Vec<u32> = (CHUNK_LEN - 3..CHUNK_LEN + 4).map(|i| a.get(i)).collect();
         assert_eq!(got, [0, 100, 101, 102, 103, 104, 0]);
         assert_eq!(b.iter().filter(|&x| x != 0).count(), 0);
+    }
+
+    #[test]
+    fn any_ne_agrees_with_a_scan_over_every_kind_of_chunk() {
+        // Chunk 0 implicit, 1 materialised while preparing, 2 overlaid in a clone.
+        let n = CHUNK_LEN * 3;
+        let mut a = MapArray::filled(n, 7);
+        a.set(CHUNK_LEN + 10, 5);
+        a.share();
+        let mut b = a.clone();
+        b.set(2 * CHUNK_LEN + 700, 9);
+        let ranges = [
+            (0, 100),
+            (CHUNK_LEN - 1, CHUNK_LEN + 10),
+            (CHUNK_LEN - 1, CHUNK_LEN + 11),
+            (CHUNK_LEN + 11, 2 * CHUNK_LEN + 700),
+            (CHUNK_LEN + 11, 2 * CHUNK_LEN + 701),
+            (5, 2 * CHUNK_LEN),
+            (2 * CHUNK_LEN + 701, n + 5),
+        ];
+        for (lo, hi) in ranges {
+            for v in [7, 5, 9] {
+                let scan = (lo..hi.min(n)).any(|i| b.get(i) != v);
+                assert_eq!(b.any_ne(lo, hi, v), scan, "{lo}..{hi} != {v}");
+            }
+        }
     }
 
     #[test]

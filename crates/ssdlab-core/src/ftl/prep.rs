@@ -255,7 +255,9 @@ fn write_translation_pages(ftl: &mut Ftl) {
         let first = (lpn - host) * entries;
         let last = (first + entries).min(host);
         let holds = ftl.l2p.get(lpn as usize) != super::UNMAPPED
-            || (first..last).any(|l| ftl.l2p.get(l as usize) != super::UNMAPPED);
+            || ftl
+                .l2p
+                .any_ne(first as usize, last as usize, super::UNMAPPED);
         if holds {
             pages.push(lpn as u32);
         }

@@ -317,10 +317,8 @@ impl Ssd {
         // Is everything buffered stranded? The open stripes' exact count walks every
         // die's frontiers: only when their bound does not already say no.
         self.buffer.try_reserve(units, |used| {
-            let others =
-                map_room.iter().map(|&u| u as u64).sum::<u64>() + gather.stranded_units() + zoned;
-            used <= others + ftl.open_partial_bound()
-                && used <= stranded_units(ftl, gather, map_room) + zoned
+            let others = map_writes(map_room) + gather.stranded_units() + zoned;
+            used <= others + ftl.open_partial_bound() && used <= others + ftl.open_partial_units()
         })
     }
 
@@ -487,12 +485,18 @@ impl Ssd {
 
 /// Buffered units that only more data can turn into a program (`try_buffer_room`):
 /// open host and SLC stripes, the map's own writes in open translation stripes
-/// (`map_room`), and GC's gathering.
+/// (`map_room`), and GC's gathering. The tests' exact count; `try_buffer_room` checks
+/// a bound of it first.
+#[cfg(test)]
 pub(super) fn stranded_units(
     ftl: &crate::ftl::Ftl,
     gather: &super::gc_staging::Gather,
     map_room: &[u32],
 ) -> u64 {
-    let map_writes: u64 = map_room.iter().map(|&u| u as u64).sum();
-    ftl.open_partial_units() + map_writes + gather.stranded_units()
+    ftl.open_partial_units() + map_writes(map_room) + gather.stranded_units()
+}
+
+/// Units of the map's own writes held in open translation stripes.
+fn map_writes(map_room: &[u32]) -> u64 {
+    map_room.iter().map(|&u| u as u64).sum()
 }
