@@ -6,19 +6,27 @@ use crate::config::{load_device, load_workload, DeviceSpec};
 use crate::ftl::prep::DriveState;
 use crate::sim::Event;
 
+/// `preset` with `overrides`, to run `workload`, prepared in `state`.
+fn build(
+    preset: &str,
+    overrides: &[String],
+    workload: &str,
+    state: DriveState,
+    seed: u64,
+    verify: bool,
+) -> Ssd {
+    let dev = load_device(&DeviceSpec::Preset(preset.into()), overrides).unwrap();
+    let wl = load_workload(workload, &[], dev.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state,
+        seed,
+        verify,
+    };
+    Ssd::new(dev, wl, opts).unwrap()
+}
+
 fn drive(state: DriveState, overrides: &[String]) -> Ssd {
-    let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), overrides).unwrap();
-    let wl = load_workload("{}", &[], dev.capacity_bytes()).unwrap();
-    Ssd::new(
-        dev,
-        wl,
-        RunOptions {
-            state,
-            seed: 1,
-            verify: true,
-        },
-    )
-    .unwrap()
+    build("tiny-test", overrides, "{}", state, 1, true)
 }
 
 fn sustained_slc_drive(extra: &[&str]) -> Ssd {
@@ -31,18 +39,7 @@ fn sustained_slc_drive(extra: &[&str]) -> Ssd {
     .map(|s| s.to_string())
     .collect();
     o.extend(extra.iter().map(|s| s.to_string()));
-    let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
-    let wl = load_workload("{}", &[], dev.capacity_bytes()).unwrap();
-    Ssd::new(
-        dev,
-        wl,
-        RunOptions {
-            state: DriveState::Sustain,
-            seed: 1,
-            verify: true,
-        },
-    )
-    .unwrap()
+    build("tiny-test", &o, "{}", DriveState::Sustain, 1, true)
 }
 
 /// Process device events until none is left.
@@ -148,15 +145,8 @@ fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let dev = load_device(&DeviceSpec::Preset("tiny-test".into()), &o).unwrap();
         let wl = r#"{"rw":"randwrite","bs":"4k","iodepth":16,"number_ios":30000}"#;
-        let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
-        let opts = RunOptions {
-            state: DriveState::Steady,
-            seed: 5,
-            verify: true,
-        };
-        let mut ssd = Ssd::new(dev, wl, opts).unwrap();
+        let mut ssd = build("tiny-test", &o, wl, DriveState::Steady, 5, true);
         ssd.run(&mut |_| true);
         assert!(ssd.stalled.is_none(), "{update}: {:?}", ssd.stalled);
         while let Some(ev) = ssd.q.pop() {
@@ -191,14 +181,7 @@ fn open_partial_units_never_exceed_their_bound() {
             r#"{"rw":"randwrite","bs":"4k","iodepth":32,"number_ios":20000}"#,
         ),
     ] {
-        let dev = load_device(&DeviceSpec::Preset(preset.into()), &set).unwrap();
-        let wl = load_workload(wl, &[], dev.capacity_bytes()).unwrap();
-        let opts = RunOptions {
-            state: DriveState::Fresh,
-            seed: 2,
-            verify: false,
-        };
-        let mut ssd = Ssd::new(dev, wl, opts).unwrap();
+        let mut ssd = build(preset, &set, wl, DriveState::Fresh, 2, false);
         let (mut seen, mut most) = (0u32, 0u64);
         ssd.run_observed(&mut |_| true, 20_000, &mut |s: &Ssd| {
             let (n, bound) = (s.ftl.open_partial_units(), s.ftl.open_partial_bound());
