@@ -387,6 +387,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.mqsim:
+        from ssdlab import bench_mqsim
+
+        return bench_mqsim.main(args)
+    for flag in ("mqsim_bin", "mqsim_build", "instructions"):
+        if getattr(args, flag):
+            raise UsageError(f"--{flag.replace('_', '-')} needs --mqsim DIR")
     from ssdlab import bench
 
     return bench.main(args)
@@ -532,6 +539,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="system cases' loop threads (default: one per core, at most one per drive)",
     )
     p.add_argument("--json", metavar="FILE", help="write results as JSON")
+    p.add_argument(
+        "--mqsim",
+        metavar="DIR",
+        help="instead: ssdlab beside MQSim, whole process against whole process, on the "
+        "MQSim workload-*.xml files and ssdconfig.xml in DIR; "
+        "MQSim is built from DIR/source/mqsim-src.tar.gz; --case picks workload files by name",
+    )
+    p.add_argument("--mqsim-bin", metavar="FILE", help="a built MQSim binary to use instead")
+    p.add_argument(
+        "--mqsim-build", metavar="DIR", help="where to build MQSim (default ~/.cache/ssdlab/...)"
+    )
+    p.add_argument(
+        "--instructions", action="store_true", help="with --mqsim: count instructions (perf)"
+    )
     p.set_defaults(func=cmd_bench)
 
     for hook in _EXTRA_COMMANDS:

@@ -8,7 +8,9 @@
 //! - what preparation stores (`prep`): nothing for `fresh`/`normal`; for `full` and
 //!   `full-slc-exhausted` the sequential fill is implicit, but the translation pages a
 //!   demand-paged map writes after it (their logical units at the end of the L2P map,
-//!   the translation blocks of each die in the P2L map) and the SLC fill (the first
+//!   the translation blocks of each die in the P2L map: overlay entries while each
+//!   chunk takes fewer than 1/2^`PREP_OVERLAY_SHIFT` of its entries, after an SLC fill
+//!   or a written area whole chunks) and the SLC fill (the first
 //!   logical units, or the last ones on a drive that folds while the host writes, the
 //!   SLC blocks at the end of each die, the invalidated rows of each die) are stored; `normal-written` stores the workload's area unless it is
 //!   the whole drive; `steady` and `aging` store everything;
@@ -35,9 +37,9 @@
 //! docs/reliability.md): within 2x either way. Left out: what grows with a workload's
 //! own ranges (queues, the iolog of `write_iolog`), and the allocator's slack.
 
-use super::map_array::CHUNK_LEN;
 #[cfg(test)]
 use super::map_array::OVERLAY_SHIFT;
+use super::map_array::{CHUNK_LEN, PREP_OVERLAY_SHIFT};
 use super::prep::DriveState;
 use super::{translation_budget_blocks, translation_units};
 use crate::config::memory::SlcMode;
@@ -72,7 +74,8 @@ const CHUNK_BYTES: u64 = 4 * CHUNK_LEN as u64;
 /// Bytes a run's store of one entry costs in a chunk it does not own: an entry of the
 /// chunk's sparse overlay (8-byte slots at most half full), until the overlay reaches
 /// its limit (1/2^`overlay_shift` of the chunk, `map_array::OVERLAY_SHIFT` or, for a
-/// single-drive run, `SOLO_OVERLAY_SHIFT`); then the whole chunk.
+/// single-drive run, `SOLO_OVERLAY_SHIFT`; of an implicit chunk at least
+/// 1/2^`PREP_OVERLAY_SHIFT`); then the whole chunk.
 const OVERLAY_ENTRY_BYTES: u64 = 32;
 /// A page of memory: the oracle's arrays cost memory a page at a time as they are
 /// written (zeroed allocations).
@@ -378,6 +381,8 @@ pub fn estimate(
         DriveState::Steady | DriveState::Aging => (whole / CHUNK_BYTES, 0, true),
     };
     let aged = matches!(state, DriveState::Steady | DriveState::Aging);
+    // Preparation's stores kept in overlays (bytes).
+    let mut aside_bytes = 0u64;
     if !aged {
         let slc_fill = slc && matches!(state, DriveState::Sustain | DriveState::FullSlcExhausted);
         if slc_fill {
@@ -427,12 +432,23 @@ pub fn estimate(
                 0
             };
             let pool = (budget + dev.ftl.gc_target_blocks as u64 + 2) * upb;
-            c += chunks(host, l2p_len, l2p_len);
             oracle_bytes += 4 * map_units + 4 * pool * dies;
-            c += die_chunks(&geo, start.saturating_sub(old), start + pool);
+            if c > 0 {
+                // Into chunks stored into already (by the SLC fill or the written
+                // area, where they may meet): counted as whole chunks.
+                c += chunks(host, l2p_len, l2p_len);
+                c += die_chunks(&geo, start.saturating_sub(old), start + pool);
+            } else {
+                // Into implicit chunks: aside until 1/2^PREP_OVERLAY_SHIFT of a chunk
+                // (map_array), at most one store per unit of the pool and the copies.
+                let k = chunks(host, l2p_len, l2p_len);
+                aside_bytes += spread_bytes(map_units, k, PREP_OVERLAY_SHIFT);
+                let k = die_chunks(&geo, start.saturating_sub(old), start + pool);
+                aside_bytes += spread_bytes((pool + old) * dies, k, PREP_OVERLAY_SHIFT);
+            }
         }
     }
-    let prepared_maps = (c * CHUNK_BYTES).min(whole);
+    let prepared_maps = (c * CHUNK_BYTES + aside_bytes).min(whole);
 
     // The run's stores: into the L2P map within the jobs' spans; into the P2L map
     // where the new copies go (each die's open blocks, in order) and where the old
@@ -445,6 +461,14 @@ pub fn estimate(
         _ if fills_all => p2l_len.saturating_sub(l2p_len),
         _ => p2l_len.saturating_sub(native_per_die * dies),
     };
+    // The run stores into implicit chunks (any drive not aged) aside up to
+    // 1/2^PREP_OVERLAY_SHIFT of a chunk at least (`MapArray::set`), into an aged
+    // drive's chunks in memory up to 1/2^overlay_shift.
+    let run_shift = if aged {
+        overlay_shift
+    } else {
+        overlay_shift.min(PREP_OVERLAY_SHIFT)
+    };
     let (mut l2p, mut p2l) = (0u64, 0u64);
     for w in jobs {
         let Some(j) = job_stores(w, capacity, unit) else {
@@ -456,7 +480,7 @@ pub fn estimate(
         } else {
             chunks(j.lo, j.lo.saturating_add(n).min(hi), l2p_len)
         };
-        l2p = l2p.saturating_add(spread_bytes(n, k, overlay_shift));
+        l2p = l2p.saturating_add(spread_bytes(n, k, run_shift));
         let shadow = if j.random {
             n.saturating_mul(PAGE_BYTES).min(4 * l2p_len)
         } else {
@@ -470,10 +494,10 @@ pub fn estimate(
             .saturating_add(shadow)
             .saturating_add(copies.saturating_mul(4));
         let new = die_chunks(&geo, 0, copies / dies + upb).min(p2l_chunks);
-        p2l = p2l.saturating_add(spread_bytes(copies, new, overlay_shift));
+        p2l = p2l.saturating_add(spread_bytes(copies, new, run_shift));
         if holds_data {
             let old = if j.random { p2l_chunks } else { new };
-            p2l = p2l.saturating_add(spread_bytes(copies, old, overlay_shift));
+            p2l = p2l.saturating_add(spread_bytes(copies, old, run_shift));
         }
     }
     let l2p_whole = l2p_len.div_ceil(CHUNK_LEN as u64) * CHUNK_BYTES;
@@ -645,9 +669,11 @@ mod tests {
         let full = estimate(&dev, DriveState::Full, &read, false, false, OVERLAY_SHIFT);
         let fresh = estimate(&dev, DriveState::Fresh, &read, false, false, OVERLAY_SHIFT);
         assert_eq!(fresh.prepared_maps, 0);
-        // One P2L chunk per die (64 dies) and the translation units' L2P chunk.
-        assert!(full.prepared_maps >= 64 * 2 * MIB, "{full:?}");
-        assert!(full.prepared_maps <= 100 * 2 * MIB, "{full:?}");
+        // The translation units' L2P chunk (30,474 stores: copied) and, for each of
+        // the 64 dies, its pool's reverse-map entries kept aside (fewer than 16,384
+        // a chunk), not 64 copied chunks (128 MiB).
+        assert!(full.prepared_maps >= 2 * MIB + 64 * 1024 * 32, "{full:?}");
+        assert!(full.prepared_maps <= 2 * MIB + 64 * 16384 * 32, "{full:?}");
     }
 
     #[test]

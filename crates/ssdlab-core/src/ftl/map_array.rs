@@ -26,8 +26,10 @@
 //! before. So 24 identical aged 3.84 TB drives written at random cost 16 to 32 bytes
 //! per distinct entry stored, not 2 MiB per chunk touched (their whole l2p within a
 //! few thousand writes). A chunk whose only holder is this array is stored into in
-//! place, and stores during preparation (before `share`) skip the overlay. Values
-//! are identical either way: only memory and speed differ.
+//! place. Before `share` (a drive being prepared, a run's own drive) only implicit
+//! chunks take stores aside, up to 1/32 of the chunk: a few thousand scattered stores
+//! (translation pages, a map block per die) then cost table entries, not a 2 MiB chunk
+//! each. Values are identical either way: only memory and speed differ.
 //!
 //! Simplifications: the copy-on-write check costs one predictable branch per store and
 //! a lookup one more L1 load (the chunk's address) and one more branch (implicit or
@@ -217,6 +219,17 @@ pub const OVERLAY_SHIFT: u32 = 4;
 /// an overlay entry each, not a 2 MiB copy.
 pub const SOLO_OVERLAY_SHIFT: u32 = 8;
 
+/// The limit for an array not shared yet (a drive being prepared or a run's own
+/// drive): 1/32 of an implicit chunk (16,384 entries, a table of at most 256 KiB).
+/// Preparing a paged-map drive rewrites each die's few hundred translation pages until
+/// its pool reaches its budget and collects the map blocks: a few thousand stores into
+/// each die's reverse-map chunk (at most the pool's units: 8,669 on mqsim-default, by
+/// `estimate`), which at 1/256 copied every die's chunk (a `full` mqsim-default drive:
+/// 64 chunks, 148 MiB and 0.17 s) and at 1/32 copies none (21 MiB, 0.01 s). Preparing
+/// a `steady` or `aging` drive stores everywhere and costs no more (2.9 s either way on
+/// an aged seed000-dram: `apply_distribution` computes every chunk first).
+pub const PREP_OVERLAY_SHIFT: u32 = 5;
+
 /// Stores into a chunk this array does not own (see the module header): open
 /// addressing with linear probing, entry `offset << 32 | value`, `EMPTY` when free;
 /// a power of two long, at most half full. Empty, it holds no memory.
@@ -347,6 +360,9 @@ pub struct MapArray {
     sparse: bool,
     /// A chunk's overlay holds at most 1/2^`overlay_shift` of its entries.
     overlay_shift: u32,
+    /// Stores into an implicit chunk go into its overlay even before `share`, up to
+    /// 1/2^`PREP_OVERLAY_SHIFT` of the chunk (see there).
+    implicit_aside: bool,
     len: usize,
     /// The values of the implicit chunks.
     implicit: Implicit,
@@ -372,6 +388,7 @@ impl MapArray {
             overlays: vec![Overlay::default(); n],
             sparse: false,
             overlay_shift: OVERLAY_SHIFT,
+            implicit_aside: true,
             len,
             implicit,
         }
@@ -488,9 +505,10 @@ impl MapArray {
         unsafe { *self.slots.get_unchecked(c).data.add(i & CHUNK_MASK) = value };
     }
 
-    /// `set` into a chunk this array does not own: into its overlay while the array
-    /// is sparse, the chunk is held elsewhere (or implicit) and the overlay is small;
-    /// else own the chunk (applying the overlay) and store.
+    /// `set` into a chunk this array does not own: into its overlay while the chunk
+    /// is overlaid, or held elsewhere (or implicit) in a sparse array, or implicit in
+    /// any array, and the overlay is small; else own the chunk (applying the overlay)
+    /// and store.
     #[cold]
     #[inline(never)]
     fn set_unowned(&mut self, i: usize, value: u32) {
@@ -499,8 +517,21 @@ impl MapArray {
             ch.as_ref()
                 .is_none_or(|a| Arc::strong_count(a) > 1 || Arc::weak_count(a) > 0)
         };
-        if self.sparse && (self.slots[c].overlaid || held_elsewhere(&self.chunks[c])) {
-            let limit = self.chunk_len(c) >> self.overlay_shift;
+        let aside = self.slots[c].overlaid
+            || (self.sparse && held_elsewhere(&self.chunks[c]))
+            || (self.implicit_aside && self.chunks[c].is_none());
+        if aside {
+            // An implicit chunk keeps up to 1/2^PREP_OVERLAY_SHIFT aside (more in a
+            // system's drives): a lookup there probes the table and computes the
+            // value, about what a lookup in the computed chunk costs, while computing
+            // the chunk costs its 2 MiB of fresh memory. A shared chunk in memory
+            // keeps 1/2^overlay_shift aside: there a lookup costs a probe more.
+            let shift = match (&self.chunks[c], self.sparse) {
+                (None, true) => self.overlay_shift.min(PREP_OVERLAY_SHIFT),
+                (None, false) => PREP_OVERLAY_SHIFT,
+                (Some(_), _) => self.overlay_shift,
+            };
+            let limit = self.chunk_len(c) >> shift;
             let ov = &mut self.overlays[c];
             ov.insert(i & CHUNK_MASK, value);
             if ov.len < limit {
@@ -646,6 +677,16 @@ impl MapArray {
         }
     }
 
+    /// Make every chunk this array's own (computed or copied, overlays applied): for a
+    /// caller about to store into all of them.
+    pub fn materialise(&mut self) {
+        for c in 0..self.chunks.len() {
+            if !self.slots[c].owned {
+                self.own(c);
+            }
+        }
+    }
+
     /// Make chunk `c` this array's own: compute an implicit chunk into memory, copy
     /// a shared one unless no one else holds it; then apply its overlay.
     #[cold]
@@ -730,6 +771,7 @@ impl Clone for MapArray {
             overlays: self.overlays.clone(),
             sparse: self.sparse,
             overlay_shift: self.overlay_shift,
+            implicit_aside: self.implicit_aside,
             len: self.len,
             implicit: self.implicit,
         }
@@ -788,13 +830,14 @@ mod tests {
     /// a sparse array takes when an overlay reaches its limit).
     fn dense(mut a: MapArray) -> MapArray {
         a.sparse = false;
+        a.implicit_aside = false;
         a
     }
 
     #[test]
     fn clones_share_until_they_store() {
         let n = CHUNK_LEN * 2 + 5;
-        let mut a = MapArray::filled(n, 7);
+        let mut a = dense(MapArray::filled(n, 7));
         a.set(3, 1);
         a.set(CHUNK_LEN + 1, 2);
         a.set(n - 1, 3);
@@ -828,7 +871,7 @@ mod tests {
     #[test]
     fn implicit_chunks_cost_nothing_until_a_store_materialises_one() {
         let n = CHUNK_LEN * 3 + 100;
-        let mut a = MapArray::filled(n, 7);
+        let mut a = dense(MapArray::filled(n, 7));
         assert_eq!(a.materialised_chunks(), 0);
         assert!(a.heap_bytes() < 1024);
         assert_eq!((a.get(0), a.get(n - 1)), (7, 7));
@@ -854,12 +897,56 @@ mod tests {
     }
 
     #[test]
+    fn an_unshared_array_keeps_few_stores_into_an_implicit_chunk_aside() {
+        let n = CHUNK_LEN * 2;
+        let limit = CHUNK_LEN >> PREP_OVERLAY_SHIFT;
+        let mut a = MapArray::filled(n, 7);
+        let mut b = dense(MapArray::filled(n, 7));
+        for k in 0..limit - 1 {
+            let i = CHUNK_LEN + k * 61 % CHUNK_LEN;
+            a.set(i, k as u32);
+            b.set(i, k as u32);
+        }
+        // Aside: no 2 MiB chunk, a table of (limit - 1) entries; the same values.
+        assert_eq!((a.materialised_chunks(), a.overlaid_chunks()), (0, 1));
+        assert_eq!(a.overlay_entries(), limit - 1);
+        assert!(a.heap_bytes() < CHUNK_LEN, "{}", a.heap_bytes());
+        assert_eq!(b.materialised_chunks(), 1);
+        assert!(a == b);
+        assert_eq!(a.count_ne(usize::MAX, 7), b.count_ne(usize::MAX, 7));
+        assert_eq!(a.any_ne(CHUNK_LEN, n, 7), b.any_ne(CHUNK_LEN, n, 7));
+        // The store that reaches the limit computes the chunk and applies the table.
+        a.set(CHUNK_LEN + 5, 99);
+        b.set(CHUNK_LEN + 5, 99);
+        assert_eq!((a.materialised_chunks(), a.overlaid_chunks()), (1, 0));
+        assert_eq!(a.overlay_entries(), 0);
+        assert!(a == b);
+        // A single-drive clone of a shared array keeps as much aside in an implicit
+        // chunk (a lookup there costs no more than in the computed chunk), and its
+        // SOLO limit in a chunk in memory (see a_solo_clone_copies_a_chunk_...).
+        let mut shared = MapArray::filled(n, 7);
+        shared.share();
+        let mut solo = shared.clone();
+        solo.set_overlay_shift(SOLO_OVERLAY_SHIFT);
+        for k in 0..limit - 1 {
+            solo.set(k * 61 % CHUNK_LEN, k as u32);
+        }
+        assert_eq!((solo.materialised_chunks(), solo.overlaid_chunks()), (0, 1));
+        solo.set(5, 1);
+        assert_eq!((solo.materialised_chunks(), solo.overlaid_chunks()), (1, 0));
+        // A caller about to store everywhere computes every chunk at once.
+        let mut c = MapArray::filled(n, 3);
+        c.materialise();
+        assert_eq!((c.materialised_chunks(), c.overlaid_chunks()), (2, 0));
+        assert_eq!(c.count_ne(usize::MAX, 3), 0);
+    }
+
+    #[test]
     fn recycled_chunks_hold_what_is_copied_into_them() {
         recycle_chunks(true);
         let mut a = MapArray::filled(CHUNK_LEN * 3, 1);
-        for c in 0..3 {
-            a.set(c * CHUNK_LEN, 1); // materialise every chunk
-        }
+        a.materialise();
+        assert_eq!(a.materialised_chunks(), 3);
         a.share();
         for round in 0..3u32 {
             let mut b = dense(a.clone());
@@ -919,8 +1006,8 @@ mod tests {
         // Two clones of one shared array: the default keeps 2,048 stores of a chunk in
         // its overlay (1/16 of it allows 32,768); the single-drive limit copies the
         // chunk at its 2,048th store (1/256), the overlay applied, values the same.
-        let mut a = MapArray::filled(CHUNK_LEN, 7);
-        a.set(0, 1);
+        let mut a = dense(MapArray::filled(CHUNK_LEN, 7));
+        a.set(0, 1); // computed while preparing
         a.share();
         let (mut fleet, mut solo) = (a.clone(), a.clone());
         solo.set_overlay_shift(SOLO_OVERLAY_SHIFT);
@@ -951,7 +1038,7 @@ mod tests {
     #[test]
     fn shared_arrays_keep_stores_in_overlays_until_the_limit() {
         let n = CHUNK_LEN * 2 + 100;
-        let mut a = MapArray::filled(n, 7);
+        let mut a = dense(MapArray::filled(n, 7));
         a.set(CHUNK_LEN, 1); // chunk 1 materialised while preparing, chunks 0 and 2 implicit
         a.share();
         let mut b = a.clone();
@@ -991,7 +1078,7 @@ mod tests {
         );
         assert_eq!(b.get(97 * 3000 % CHUNK_LEN), 7);
         // The sole holder of a shared chunk stores in place (no overlay).
-        let mut c = MapArray::filled(CHUNK_LEN, 0);
+        let mut c = dense(MapArray::filled(CHUNK_LEN, 0));
         c.set(0, 1);
         c.share();
         c.set(1, 2);

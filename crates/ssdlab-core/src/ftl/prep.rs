@@ -582,6 +582,10 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     }
     // Deal logical units to valid slots through a pseudo-random bijection; the valid
     // slots of a block are a random subset (partial Fisher-Yates over slot indices).
+    // Every entry of both maps is stored below: compute their chunks now rather than
+    // keep the first stores of each aside (`MapArray::set` on an implicit chunk).
+    ftl.l2p.materialise();
+    ftl.p2l.materialise();
     let perm = Permutation::new(ftl.user_units, rng.next_u64());
     let mut k: u64 = 0;
     let mut slots: Vec<u32> = (0..upb).collect();
