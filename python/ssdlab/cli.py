@@ -196,6 +196,23 @@ def parse_settle(text: str) -> dict:
     return rule
 
 
+def parse_host_log(text: str) -> dict:
+    """``--host_log [STREAMS[:GC_FREE_ZONES]]``: the host store's table (docs/zns-fdp.md);
+    empty for its defaults (one stream per job, 2 empty zones)."""
+    parts = text.split(":") if text else []
+    if len(parts) > 2 or not all(p.isdigit() for p in parts):
+        raise UsageError(
+            f"--host_log: '{text}' is not STREAMS[:GC_FREE_ZONES] (whole numbers, e.g. 8:2; "
+            "'' or 0 streams: one per job)"
+        )
+    out: dict = {}
+    if parts:
+        out["streams"] = int(parts[0])
+    if len(parts) == 2:
+        out["gc_free_zones"] = int(parts[1])
+    return out
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     workload = dict(DEFAULT_WORKLOAD)
     if args.workload:
@@ -220,6 +237,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         given["zone_append"] = True
     if args.zone_op:
         given["zone_ops"] = [parse_zone_op(z) for z in args.zone_op]
+    if args.host_log is not None:
+        given["host_log"] = parse_host_log(args.host_log)
     if args.settle:
         given["settle"] = parse_settle(args.settle)
     # An explicit stop rule replaces the default one rather than adding to it.
@@ -468,6 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="zoned drive: writes go out as Zone Append to the zone of their offset (fio's "
         "write_mode=zone_append); the completion returns the LBA written (docs/zns-fdp.md)",
+    )
+    p.add_argument(
+        "--host_log",
+        "--host-log",
+        nargs="?",
+        const="",
+        metavar="STREAMS[:GC_FREE]",
+        help="zoned drive: the jobs write through a log-structured host store that places "
+        "their data in zones and collects zones itself (streams: open zones for the jobs' "
+        "writes, 0 = one per job; GC_FREE: empty zones kept, default 2; docs/zns-fdp.md)",
     )
     p.add_argument(
         "--settle",

@@ -10,6 +10,7 @@ mod device;
 pub mod fdp;
 mod hmb_grant;
 pub mod host_events;
+pub mod host_log;
 pub mod limits;
 pub mod memory;
 mod placement;

@@ -258,6 +258,11 @@ pub struct WorkloadConfig {
     /// `plids`, `plid_select`, `dp_scheme`); needs a drive with `[fdp]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp: Option<super::fdp::FdpJob>,
+    /// Write through a log-structured store on the host that places the data in a
+    /// zoned drive's zones and collects them itself (`workload/hostlog.rs`):
+    /// `host_log = { streams = 8, gc_free_zones = 2 }`; needs a drive with `[zns]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_log: Option<super::host_log::HostLogConfig>,
     /// Run until the rate has settled, checked at doubling run lengths up to `runtime`
     /// (config/settle.rs): `settle = { first_check = "6s", tolerance = 0.05 }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -145,6 +145,7 @@ impl Ssd {
     /// Start the jobs of group `idx` now; returns how many there are.
     pub(super) fn start_group(&mut self, idx: usize) -> usize {
         let now = self.now();
+        self.host_log_group_starts();
         let g = self.groups[idx];
         let mut n = 0;
         for j in 0..self.jobs.len() {
@@ -195,7 +196,16 @@ impl Ssd {
                 return;
             }
             let j = &mut self.jobs[job as usize];
-            if j.done || j.inflight >= j.iodepth || !j.gen.can_issue(now) {
+            if j.done || j.inflight >= j.iodepth {
+                return;
+            }
+            // A job running the host store's collection finishes it after its own writes.
+            let collecting = self
+                .host_log
+                .as_ref()
+                .is_some_and(|h| h.log.owns_collection(job));
+            let j = &mut self.jobs[job as usize];
+            if !collecting && !j.gen.can_issue(now) {
                 return;
             }
             if j.gen.next_at > now {
@@ -205,6 +215,12 @@ impl Ssd {
                     self.q.schedule(at, Event::HostSubmit { job });
                 }
                 return;
+            }
+            if self.host_log.is_some() {
+                if !self.hostlog_submit(job) {
+                    return;
+                }
+                continue;
             }
             self.submit(job);
         }
@@ -464,6 +480,7 @@ impl Ssd {
         if self.host_events.is_some() {
             self.host_events_complete(c.submit_ns, c.fetch_ns);
         }
+        let store_own = self.host_log.is_some() && self.hostlog_completed(cmd);
         let failed = self.zoned.is_some() && self.zoned_completed(cmd);
         if !failed && self.zoned.is_some() && self.zoned_take_append(cmd) {
             // A Zone Append: its data is at the LBA the completion returned.
@@ -473,8 +490,9 @@ impl Ssd {
             }
         }
         let j = &mut self.jobs[c.job as usize];
-        if failed {
-            // A zoned error: no data moved (counted in `device.zns.errors`).
+        if failed || store_own {
+            // A zoned error: no data moved (counted in `device.zns.errors`); or the
+            // host store's own command (`device.zns.host_log`).
         } else if c.origin == Origin::HostFlush {
             if c.submit_ns >= j.measure_from && !j.sync.uncounted {
                 j.stats.sync.record(now - c.submit_ns, 0);

@@ -38,6 +38,7 @@ mod system_hooks;
 mod tests;
 mod write_split;
 mod zoned;
+mod zoned_hostlog;
 mod zoned_ops;
 mod zoned_report;
 #[cfg(test)]
@@ -223,6 +224,8 @@ pub struct Ssd {
     chips: Option<chips::ChipGate>,
     /// The zoned namespace (`[zns]`), which replaces the FTL's map (`zoned.rs`).
     zoned: Option<Box<zoned::ZonedRun>>,
+    /// The host's log-structured store the jobs write through (`host_log`).
+    host_log: Option<Box<zoned_hostlog::HostLogRun>>,
     /// The groups' settle rules and their checks (`settle.rs`).
     settle: settle::SettleRun,
 }
@@ -432,6 +435,7 @@ impl Ssd {
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
             zoned: None,
+            host_log: None,
             cfg,
         };
         if zns {
@@ -439,6 +443,14 @@ impl Ssd {
             ssd.zoned_init(ssd.opts.state)
                 .map_err(|m| crate::config::err("run", m))?;
             ssd.zoned_bind_zbd();
+        }
+        ssd.host_log = zoned_hostlog::fit_host_log(&ssd.cfg, &ssd.job_cfgs, ssd.nvme.queues())?;
+        if ssd.host_log.is_some() && ssd.opts.state != DriveState::Fresh {
+            return Err(crate::config::err(
+                "run",
+                "state: the host store (host_log) starts on an empty zoned drive (allowed: \
+                 fresh)",
+            ));
         }
         Ok(ssd)
     }

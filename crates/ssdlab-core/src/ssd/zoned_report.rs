@@ -44,6 +44,9 @@ pub struct ZnsStats {
     /// Commands that completed with a zoned status, by code ("0xbc": n).
     pub errors: BTreeMap<String, u64>,
     pub errors_total: u64,
+    /// The host's log-structured store, when the jobs write through one (`host_log`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_log: Option<super::zoned_hostlog::HostLogStats>,
 }
 
 fn state_name(s: ZoneState) -> &'static str {
@@ -104,6 +107,7 @@ impl Ssd {
                 .map(|(k, v)| (format!("{k:#04x}"), *v))
                 .collect(),
             errors_total,
+            host_log: self.host_log_stats(),
         })
     }
 }

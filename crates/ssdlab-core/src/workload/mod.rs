@@ -25,6 +25,7 @@
 //! a fixed multiplicative permutation, so hot blocks are spread as fio's hashing
 //! spreads them.
 
+pub mod hostlog;
 pub mod placement;
 mod randmap;
 mod zbd;
