@@ -147,6 +147,9 @@ pub struct FullStripe {
 
 #[derive(Clone, Debug, Default)]
 pub struct FtlStats {
+    /// Programs that ended before an earlier page of their block had (a model error:
+    /// NAND programs a block's pages in order; always 0, checked by tests).
+    pub programs_out_of_order: u64,
     pub host_units_written: u64,
     /// Map segments written back to NAND (demand-paged map), in mapping units.
     pub map_units_written: u64,
@@ -544,11 +547,11 @@ impl Ftl {
     /// A stripe's program finished.
     pub fn program_done(&mut self, s: FullStripe) {
         let p = &mut self.programmed[s.block as usize];
-        debug_assert_eq!(
-            *p as u32 + self.geo.program_pages(s.block),
-            s.page + 1,
-            "pages program in order"
-        );
+        // A block's pages program in order (NAND requires it); counted in release
+        // builds so that tests can check it (`FtlStats::programs_out_of_order`).
+        let in_order = *p as u32 + self.geo.program_pages(s.block) == s.page + 1;
+        debug_assert!(in_order, "pages program in order");
+        self.stats.programs_out_of_order += u64::from(!in_order);
         *p = (s.page + 1) as u16;
         let pages = self.geo.program_pages(s.block);
         self.stats.pages_programmed += (self.geo.planes * pages) as u64;

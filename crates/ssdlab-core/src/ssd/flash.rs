@@ -61,7 +61,20 @@ impl Ssd {
             // host writes wait for it instead).
             self.buffer.take(units as u64);
         }
-        self.dq[s.die as usize].program_queue(gc).push_back(t);
+        // A block's pages program in order. Map writes and GC's moves of translation
+        // pages both fill a translation block: a stripe whose block has an earlier
+        // stripe still waiting in the other program queue waits behind it there (in
+        // its own, paced GC's priority let a moved stripe program before the map
+        // writes' stripes below it).
+        let mut queue_gc = gc;
+        if self.ftl.is_map_block(s.block) {
+            let (dq, txns) = (&self.dq[s.die as usize], &self.txns);
+            let other = if gc { &dq.programs } else { &dq.gc_programs };
+            if other.iter().any(|&o| txns.get(o).block == s.block) {
+                queue_gc = !gc;
+            }
+        }
+        self.dq[s.die as usize].program_queue(queue_gc).push_back(t);
         if !gc || self.cfg.ftl.gc_destination == crate::config::GcDestination::Striped {
             // A die also runs low on free blocks by taking other dies' moved data
             // (`ftl.gc_destination = "striped"`).

@@ -153,6 +153,7 @@ fn write_buffer_room_is_all_accounted_for_once_the_drive_is_quiet() {
             ssd.dispatch(ev);
         }
         assert!(ssd.ftl.stats.gc_units_copied > 0, "{update}: GC never ran");
+        assert_eq!(ssd.ftl.stats.programs_out_of_order, 0, "{update}");
         let held = super::io::stranded_units(&ssd.ftl, &ssd.gather, &ssd.map_stripe_room);
         assert_eq!(
             ssd.buffer.used_units(),
