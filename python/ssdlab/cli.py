@@ -611,8 +611,17 @@ def _register_extras() -> None:
             _EXTRA_COMMANDS.append(importlib.import_module(mod).register)
 
 
+# Subcommands `build_parser` defines itself: a run of one of them needs none of the
+# extra modules (their imports, the sweep engine's asyncio and the fio parser among
+# them, are most of a short run's start-up).
+CORE_COMMANDS = frozenset({"run", "presets", "workloads", "validate", "bench"})
+
+
 def main(argv: list[str] | None = None) -> int:
-    _register_extras()
+    words = sys.argv[1:] if argv is None else argv
+    command = next((w for w in words if not w.startswith("-")), None)
+    if command not in CORE_COMMANDS:
+        _register_extras()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -6,7 +6,23 @@ reads a results directory back. Heavy dependencies (pyarrow, pandas, duckdb, das
 are imported only when used. See docs/sweeps.md.
 """
 
+import sys
+import types
+
 from ssdlab.sweep.engine import run_points, sweep
 from ssdlab.sweep.store import sweep_results
 
 __all__ = ["run_points", "sweep", "sweep_results"]
+
+
+class _SweepPackage(types.ModuleType):
+    """``ssdlab.sweep`` names both this package and its ``sweep`` function: the package
+    loads on first use (``ssdlab.__getattr__``), and whichever of the two the attribute
+    ends up holding (an import of ``ssdlab.sweep.engine`` binds the package there),
+    calling it runs a sweep."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _SweepPackage
