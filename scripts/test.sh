@@ -23,6 +23,12 @@ cargo clippy --release --workspace --all-targets -- -D warnings
 echo "== cargo test =="
 cargo test --release --workspace --exclude ssdlab-py
 
+# The core's unit tests once more in a debug build, where its debug_assert! invariants
+# (pages program in order, ...) are checked; release builds compile them out. (The
+# integration tests are too slow unoptimised for every run.)
+echo "== cargo test (core unit tests, debug assertions on) =="
+cargo test -p ssdlab-core --lib
+
 echo "== ruff =="
 "$PY" -m ruff check python tests
 
