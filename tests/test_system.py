@@ -77,7 +77,7 @@ set = ["nand.channels=2", "nand.dies_per_channel=4", "nand.blocks_per_plane=128"
 def test_system_runs_keep_to_max_memory(tmp_path):
     """Eight identical 14 GB drives share one prepared drive: the estimate counts what
     it stores once (nothing: a full drive's maps are implicit) and each drive's own
-    state and job (42 MiB in all; 44 MiB with the report logs of a read of every block),
+    state and job (34 MiB in all; 36 MiB with the report logs of a read of every block),
     so a 120 MiB budget admits the run. Sequential writes over each drive then fill
     every map chunk's overlay past its threshold, so each drive copies its maps
     (~30 MiB each, 240 MiB in all), and the run is stopped with an error
@@ -101,7 +101,7 @@ def test_system_runs_keep_to_max_memory(tmp_path):
     small = subprocess.run([*base, "--rw", "randread", "--max-memory", "30M"],
                            capture_output=True, text=True)
     assert small.returncode == 2
-    assert "needs about 44MiB" in small.stderr and "distinct prepared drive" in small.stderr
+    assert "needs about 36MiB" in small.stderr and "distinct prepared drive" in small.stderr
     assert "8 job(s)" in small.stderr
     with pytest.raises(ssdlab.ConfigError, match="maps grew to"):
         ssdlab.run(device=str(path), state="full", max_memory=120 << 20,

@@ -49,8 +49,10 @@ use crate::nand::Geometry;
 use crate::stats::BW_WINDOW_NS;
 
 /// Fixed allowance for everything that does not grow with the geometry or the jobs
-/// (the binary, the allocator's arenas, the event queue, small tables).
-pub const BASE_BYTES: u64 = 32 << 20;
+/// (the interpreter and the binary, the allocator's arenas, the event queue, small
+/// tables): a `full` tiny-test read at its peak holds 20.8 MiB in all, since `import
+/// ssdlab` loads the sweep engine and the fio parser only when used (32 MiB before).
+pub const BASE_BYTES: u64 = 24 << 20;
 /// Per block: `BlockInfo`, the programmed counter, a free-list entry, GC indexes.
 pub const PER_BLOCK_BYTES: u64 = 48;
 /// Per job: its latency statistics (HDR histograms, made for every job whatever it
@@ -433,19 +435,24 @@ pub fn estimate(
             };
             let pool = (budget + dev.ftl.gc_target_blocks as u64 + 2) * upb;
             oracle_bytes += 4 * map_units + 4 * pool * dies;
-            if c > 0 {
-                // Into chunks stored into already (by the SLC fill or the written
-                // area, where they may meet): counted as whole chunks.
-                c += chunks(host, l2p_len, l2p_len);
-                c += die_chunks(&geo, start.saturating_sub(old), start + pool);
+            // Into implicit chunks (a written area's own chunks are counted whole
+            // above): aside until 1/2^PREP_OVERLAY_SHIFT of a chunk (map_array). The
+            // pages written are those holding data (`prep::write_translation_pages`),
+            // rewritten at most 8 times until the pool reaches its budget: a store per
+            // page written, at most per unit of the blocks the pool grows to (its
+            // budget, an open block and one GC takes), and per copy from the fill.
+            // (GC's reserve, in `pool`, bounds where they land, not how many.)
+            let entries = (unit / crate::config::memory::MAP_ENTRY_BYTES).max(1);
+            let pages = if fills_all {
+                map_units
             } else {
-                // Into implicit chunks: aside until 1/2^PREP_OVERLAY_SHIFT of a chunk
-                // (map_array), at most one store per unit of the pool and the copies.
-                let k = chunks(host, l2p_len, l2p_len);
-                aside_bytes += spread_bytes(map_units, k, PREP_OVERLAY_SHIFT);
-                let k = die_chunks(&geo, start.saturating_sub(old), start + pool);
-                aside_bytes += spread_bytes((pool + old) * dies, k, PREP_OVERLAY_SHIFT);
-            }
+                (area.end - area.start).div_ceil(entries).min(map_units)
+            };
+            let k = chunks(host, l2p_len, l2p_len);
+            aside_bytes += spread_bytes(pages, k, PREP_OVERLAY_SHIFT);
+            let k = die_chunks(&geo, start.saturating_sub(old), start + pool);
+            let stores = (8 * pages).min((budget + 2) * upb * dies) + old * dies;
+            aside_bytes += spread_bytes(stores, k, PREP_OVERLAY_SHIFT);
         }
     }
     let prepared_maps = (c * CHUNK_BYTES + aside_bytes).min(whole);
