@@ -131,10 +131,10 @@ def test_a_workload_of_thousands_of_jobs_is_refused_under_max_memory(tmp_path, s
 
 
 def test_jobs_share_the_limit_with_the_drive():
-    """Counted jobs leave the drive less room: 256 jobs (~320 MiB) and tiny-test's 32 MiB
+    """Counted jobs leave the drive less room: 256 jobs (~320 MiB) and tiny-test's 24 MiB
     fit 400 MiB, not 300 MiB; a single job changes the figure by about 1 MiB."""
     wl = {"rw": "randread", "number_ios": 20, "numjobs": 256}
-    with pytest.raises(ssdlab.ConfigError, match=r"needs about 353MiB.*256 job\(s\).*300MiB"):
+    with pytest.raises(ssdlab.ConfigError, match=r"needs about 345MiB.*256 job\(s\).*300MiB"):
         ssdlab.run("tiny-test", wl, max_memory=300 << 20)
     assert ssdlab.run("tiny-test", wl, max_memory=400 << 20).iops > 0
     assert ssdlab.api.workload_jobs({"jobs": [{"numjobs": "3"}, {}, {"numjobs": 0}]}) == 5
