@@ -7,27 +7,17 @@
 
 mod common;
 
-use common::{device, f};
+use common::{device, f, try_run_jobs};
 use serde_json::Value;
-use ssdlab_core::config::{load_jobs, DeviceConfig};
-use ssdlab_core::{run_jobs, DriveState, RunOptions};
+use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::DriveState;
 
 fn zoned(extra: &[&str]) -> DeviceConfig {
-    let mut o = vec!["zns.zone_size_bytes=\"1MiB\""];
-    o.extend_from_slice(extra);
-    device("tiny-test", &o)
+    common::zoned_tiny(extra)
 }
 
 fn run(dev: &DeviceConfig, workload: &str) -> Result<Value, String> {
-    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).map_err(|e| e.to_string())?;
-    let opts = RunOptions {
-        state: DriveState::Fresh,
-        seed: 1,
-        verify: true,
-    };
-    run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-        .map(|r| r.json)
-        .map_err(|e| e.to_string())
+    try_run_jobs(dev, workload, DriveState::Fresh, true)
 }
 
 /// Two jobs (3 MiB and 21 MiB ranges: 24 MiB of the 32), each writing its range `passes` times over,
@@ -116,38 +106,37 @@ fn bad_set_ups_are_refused() {
     );
     assert!(e.contains("host_log: needs a zoned drive"), "{e}");
     let dev = zoned(&[]);
-    let e = err(
-        &dev,
-        r#"{"rw":"randrw","bs":"16k","size":"4MiB","host_log":{}}"#,
-    );
-    assert!(e.contains("rw: 'randrw' with host_log"), "{e}");
-    let e = err(
-        &dev,
-        r#"{"jobs":[{"rw":"write","bs":"16k","size":"4MiB","host_log":{}},
-                    {"rw":"write","bs":"16k","size":"4MiB"}]}"#,
-    );
-    assert!(e.contains("the same host_log table"), "{e}");
-    let e = err(
-        &dev,
-        r#"{"rw":"write","bs":"16k","size":"30MiB","host_log":{}}"#,
-    );
-    assert!(e.contains("must be smaller than the zones left"), "{e}");
-    let e = err(
-        &dev,
-        r#"{"rw":"write","bs":"16k","size":"4MiB","host_log":{"gc_free_zones":1}}"#,
-    );
-    assert!(e.contains("gc_free_zones: 1"), "{e}");
-    let e = err(
-        &dev,
-        r#"{"rw":"write","bs":"16k","size":"4MiB","host_log":{"stream":1}}"#,
-    );
-    assert!(e.contains("unknown field"), "{e}");
-    let e = err(
-        &dev,
-        r#"{"jobs":[{"rw":"write","bs":"16k","size":"4MiB","queues":2,"host_log":{"streams":1}},
-                    {"rw":"write","bs":"16k","size":"4MiB","host_log":{"streams":1}}]}"#,
-    );
-    assert!(e.contains("different submission queues"), "{e}");
+    for (w, says) in [
+        (
+            r#"{"rw":"randrw","bs":"16k","size":"4MiB","host_log":{}}"#,
+            "rw: 'randrw' with host_log",
+        ),
+        (
+            r#"{"jobs":[{"rw":"write","bs":"16k","size":"4MiB","host_log":{}},
+                        {"rw":"write","bs":"16k","size":"4MiB"}]}"#,
+            "the same host_log table",
+        ),
+        (
+            r#"{"rw":"write","bs":"16k","size":"30MiB","host_log":{}}"#,
+            "must be smaller than the zones left",
+        ),
+        (
+            r#"{"rw":"write","bs":"16k","size":"4MiB","host_log":{"gc_free_zones":1}}"#,
+            "gc_free_zones: 1",
+        ),
+        (
+            r#"{"rw":"write","bs":"16k","size":"4MiB","host_log":{"stream":1}}"#,
+            "unknown field",
+        ),
+        (
+            r#"{"jobs":[{"rw":"write","bs":"16k","size":"4MiB","queues":2,"host_log":{"streams":1}},
+                        {"rw":"write","bs":"16k","size":"4MiB","host_log":{"streams":1}}]}"#,
+            "different submission queues",
+        ),
+    ] {
+        let e = err(&dev, w);
+        assert!(e.contains(says), "{e}");
+    }
     let few = zoned(&["zns.max_open_zones=2"]);
     let e = err(&few, &two_classes("write", 1, "{}"));
     assert!(
@@ -155,14 +144,12 @@ fn bad_set_ups_are_refused() {
         "{e}"
     );
     // A store starts on an empty drive.
-    let jobs = load_jobs(&two_classes("write", 1, "{}"), &[], dev.capacity_bytes()).unwrap();
-    let opts = RunOptions {
-        state: DriveState::Full,
-        seed: 1,
-        verify: false,
-    };
-    let e = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-        .unwrap_err()
-        .to_string();
+    let e = try_run_jobs(
+        &dev,
+        &two_classes("write", 1, "{}"),
+        DriveState::Full,
+        false,
+    )
+    .unwrap_err();
     assert!(e.contains("allowed: fresh"), "{e}");
 }

@@ -13,22 +13,12 @@ use ssdlab_core::nand::Timing;
 use ssdlab_core::{run_jobs, DriveState, RunOptions};
 
 fn zoned(extra: &[&str]) -> DeviceConfig {
-    let mut o = vec!["zns.zone_size_bytes=\"1MiB\""];
-    o.extend_from_slice(extra);
-    device("tiny-test", &o)
+    common::zoned_tiny(extra)
 }
 
 /// Run a workload of one job, or several (`{"jobs": [...]}`), with the read oracle.
 fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState) -> Value {
-    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).unwrap();
-    let opts = RunOptions {
-        state,
-        seed: 1,
-        verify: true,
-    };
-    run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-        .unwrap()
-        .json
+    common::try_run_jobs(dev, workload, state, true).unwrap()
 }
 
 fn zns(r: &Value) -> &Value {
@@ -320,21 +310,13 @@ fn fio_zbd_jobs_use_the_drives_own_zones() {
     assert!(f(&z["open_zones"]) <= 2.0, "{z}");
     oracle_clean(&r);
     // A zonesize that is not the drive's is refused, as fio refuses it.
-    let jobs = load_jobs(
+    let e = common::try_run_jobs(
+        &dev,
         r#"{"rw":"write","bs":"128k","zoned":{"mode":"zbd","zone_size":"2MiB"}}"#,
-        &[],
-        dev.capacity_bytes(),
+        DriveState::Fresh,
+        false,
     )
-    .unwrap();
-    let opts = RunOptions {
-        state: DriveState::Fresh,
-        seed: 1,
-        verify: false,
-    };
-    let e = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-        .err()
-        .unwrap()
-        .to_string();
+    .unwrap_err();
     assert!(e.contains("zoned.zone_size"), "{e}");
 }
 

@@ -11,21 +11,11 @@ use ssdlab_core::config::{load_jobs, DeviceConfig};
 use ssdlab_core::{run_jobs, DriveState, RunOptions};
 
 fn zoned(extra: &[&str]) -> DeviceConfig {
-    let mut o = vec!["zns.zone_size_bytes=\"1MiB\""];
-    o.extend_from_slice(extra);
-    device("tiny-test", &o)
+    common::zoned_tiny(extra)
 }
 
 fn simulate(dev: &DeviceConfig, workload: &str, state: DriveState) -> Value {
-    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).unwrap();
-    let opts = RunOptions {
-        state,
-        seed: 1,
-        verify: true,
-    };
-    run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-        .unwrap()
-        .json
+    common::try_run_jobs(dev, workload, state, true).unwrap()
 }
 
 fn zns(r: &Value) -> &Value {
@@ -186,16 +176,7 @@ fn zoned_commands_on_a_drive_that_is_not_zoned_are_refused() {
             "zone_ops",
         ),
     ] {
-        let jobs = load_jobs(wl, &[], dev.capacity_bytes()).unwrap();
-        let opts = RunOptions {
-            state: DriveState::Fresh,
-            seed: 1,
-            verify: false,
-        };
-        let e = run_jobs(dev.clone(), jobs, opts, &mut |_| true)
-            .err()
-            .unwrap()
-            .to_string();
+        let e = common::try_run_jobs(&dev, wl, DriveState::Fresh, false).unwrap_err();
         assert!(e.contains(field) && e.contains("zoned"), "{e}");
     }
     let dev = zoned(&[]);

@@ -102,6 +102,16 @@ def device_set(handles: int) -> dict[str, Any]:
     return s
 
 
+def write_figures(w: dict[str, Any]) -> dict[str, Any]:
+    """A report's write figures (the run's or a group's ``write`` block) for a row."""
+    return {
+        "write_mb_per_s": w["bw_bytes"] / 1e6,
+        "write_lat_p99_us": w["lat_ns"]["percentile"]["99.000000"] / 1e3,
+        "write_lat_mean_us": w["lat_ns"]["mean"] / 1e3,
+        "host_bytes": w["io_bytes"],
+    }
+
+
 def row_of(workload: str, handles: int, rep: dict[str, Any], capacity: int) -> dict[str, Any]:
     d = rep["device"]
     ftl = d["ftl"]
@@ -112,10 +122,7 @@ def row_of(workload: str, handles: int, rep: dict[str, Any], capacity: int) -> d
         "drive": f"fdp-{handles}" if handles else "conventional",
         "handles": handles,
         "waf": ftl["waf"],
-        "write_mb_per_s": w["bw_bytes"] / 1e6,
-        "write_lat_p99_us": w["lat_ns"]["percentile"]["99.000000"] / 1e3,
-        "write_lat_mean_us": w["lat_ns"]["mean"] / 1e3,
-        "host_bytes": w["io_bytes"],
+        **write_figures(w),
         "gc_victims": ftl["gc_victims"],
         "gc_units_copied": ftl["gc_units_copied"],
         "map_bytes": capacity // 4096 * 4,
@@ -137,10 +144,7 @@ def zoned_row_of(workload: str, streams: int, rep: dict[str, Any], capacity: int
         "handles": 0,
         "streams": streams,
         "waf": g["waf"],
-        "write_mb_per_s": w["bw_bytes"] / 1e6,
-        "write_lat_p99_us": w["lat_ns"]["percentile"]["99.000000"] / 1e3,
-        "write_lat_mean_us": w["lat_ns"]["mean"] / 1e3,
-        "host_bytes": w["io_bytes"],
+        **write_figures(w),
         "gc_victims": g["victims"],
         "gc_units_copied": g["gc_writes"] * EXTENT // 4096,
         "map_bytes": z["map_bytes"],

@@ -199,15 +199,17 @@ impl Ssd {
             if j.done || j.inflight >= j.iodepth {
                 return;
             }
-            // A job running the host store's collection finishes it after its own writes.
-            let collecting = self
-                .host_log
-                .as_ref()
-                .is_some_and(|h| h.log.owns_collection(job));
-            let j = &mut self.jobs[job as usize];
-            if !collecting && !j.gen.can_issue(now) {
+            // A job running the host store's collection finishes it after its own
+            // writes (asked only of a job that has none left).
+            if !j.gen.can_issue(now)
+                && !self
+                    .host_log
+                    .as_ref()
+                    .is_some_and(|h| h.log.owns_collection(job))
+            {
                 return;
             }
+            let j = &mut self.jobs[job as usize];
             if j.gen.next_at > now {
                 let at = j.gen.next_at;
                 if j.wake_at != at {

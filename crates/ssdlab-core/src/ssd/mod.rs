@@ -290,10 +290,6 @@ impl Ssd {
         let zns = cfg.zns.is_some();
         let ftl_state = if zns { DriveState::Fresh } else { opts.state };
         let ftl_verify = opts.verify && !zns;
-        let (ftl, mut prep) =
-            prep_cache::prepared(&cfg, ftl_state, opts.seed, area, ftl_verify, reuse_prep);
-        prep.state = opts.state;
-        let map = map::MapState::new(&cfg, ftl.host_units()).filter(|_| !zns);
         let threads: u32 = job_cfgs.iter().map(|w| w.numjobs).sum();
         let queues = workload
             .queues
@@ -303,6 +299,12 @@ impl Ssd {
             })
             .min(cfg.host.io_queues)
             .max(1);
+        // Checked before preparing: a refused host store costs no preparation.
+        let host_log = zoned_hostlog::fit_host_log(&cfg, &job_cfgs, queues, opts.state)?;
+        let (ftl, mut prep) =
+            prep_cache::prepared(&cfg, ftl_state, opts.seed, area, ftl_verify, reuse_prep);
+        prep.state = opts.state;
+        let map = map::MapState::new(&cfg, ftl.host_units()).filter(|_| !zns);
         let mut jobs = Vec::new();
         for (ci, w) in job_cfgs.iter().enumerate() {
             for _ in 0..w.numjobs {
@@ -435,7 +437,7 @@ impl Ssd {
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
             zoned: None,
-            host_log: None,
+            host_log,
             cfg,
         };
         if zns {
@@ -443,14 +445,6 @@ impl Ssd {
             ssd.zoned_init(ssd.opts.state)
                 .map_err(|m| crate::config::err("run", m))?;
             ssd.zoned_bind_zbd();
-        }
-        ssd.host_log = zoned_hostlog::fit_host_log(&ssd.cfg, &ssd.job_cfgs, ssd.nvme.queues())?;
-        if ssd.host_log.is_some() && ssd.opts.state != DriveState::Fresh {
-            return Err(crate::config::err(
-                "run",
-                "state: the host store (host_log) starts on an empty zoned drive (allowed: \
-                 fresh)",
-            ));
         }
         Ok(ssd)
     }

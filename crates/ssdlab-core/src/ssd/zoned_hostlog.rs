@@ -27,7 +27,6 @@ enum Tag {
 /// The store and its commands in flight.
 pub(super) struct HostLogRun {
     pub(super) log: HostLog,
-    extent_bytes: u64,
     tags: HashMap<u32, Tag>,
     /// The counters when each group of jobs started.
     marks: Vec<HostLogCounters>,
@@ -66,11 +65,12 @@ pub struct HostLogStats {
 
 /// Check the run's jobs can write through the host store and build it (None when no
 /// job has `host_log`). `jobs`: the job sections; `queues`: the drive's submission
-/// queues.
+/// queues; `state`: the drive's (the store starts on an empty drive).
 pub(super) fn fit_host_log(
     cfg: &DeviceConfig,
     jobs: &[WorkloadConfig],
     queues: u32,
+    state: crate::ftl::prep::DriveState,
 ) -> Result<Option<Box<HostLogRun>>, ConfigError> {
     let Some(first) = jobs.iter().find_map(|w| w.host_log.as_ref()) else {
         return Ok(None);
@@ -85,6 +85,14 @@ pub(super) fn fit_host_log(
             ),
         );
     };
+    if state != crate::ftl::prep::DriveState::Fresh {
+        return fail(
+            "run",
+            "state: the host store (host_log) starts on an empty zoned drive (allowed: \
+             fresh)"
+                .into(),
+        );
+    }
     let mut threads = 0u32;
     let mut logical = 0u64;
     let capacity = cfg.capacity_bytes();
@@ -220,7 +228,6 @@ pub(super) fn fit_host_log(
     .map_err(|m| crate::config::err("workload.host_log", m))?;
     Ok(Some(Box::new(HostLogRun {
         log,
-        extent_bytes: extent,
         tags: HashMap::new(),
         marks: Vec::new(),
     })))
@@ -234,7 +241,7 @@ impl Ssd {
     pub(super) fn hostlog_submit(&mut self, job: u32) -> bool {
         let now = self.now();
         let hl = self.host_log.as_mut().expect("a host store");
-        let len = hl.extent_bytes;
+        let len = hl.log.extent_bytes();
         let (io, tag) = match hl.log.gc_step(job) {
             Some(HostCmd::Wait) => return false,
             Some(HostCmd::GcRead { offset, slot }) => (
@@ -339,7 +346,7 @@ impl Ssd {
         Some(HostLogStats {
             streams: hl.log.streams(),
             gc_free_zones: hl.log.gc_free_zones(),
-            extent_bytes: hl.extent_bytes,
+            extent_bytes: hl.log.extent_bytes(),
             app_writes: c.app_writes,
             gc_reads: c.gc_reads,
             gc_writes: c.gc_writes,
@@ -349,20 +356,14 @@ impl Ssd {
             waf: hl.log.waf(),
             groups: (0..hl.marks.len())
                 .map(|i| {
-                    let (a, b) = (&hl.marks[i], hl.marks.get(i + 1).unwrap_or(c));
-                    let app = b.app_writes - a.app_writes;
-                    let gc = b.gc_writes - a.gc_writes;
+                    let g = hl.marks.get(i + 1).unwrap_or(c).since(&hl.marks[i]);
                     HostLogGroupStats {
-                        app_writes: app,
-                        gc_reads: b.gc_reads - a.gc_reads,
-                        gc_writes: gc,
-                        victims: b.victims - a.victims,
-                        resets: b.resets - a.resets,
-                        waf: if app == 0 {
-                            0.0
-                        } else {
-                            (app + gc) as f64 / app as f64
-                        },
+                        app_writes: g.app_writes,
+                        gc_reads: g.gc_reads,
+                        gc_writes: g.gc_writes,
+                        victims: g.victims,
+                        resets: g.resets,
+                        waf: g.waf(),
                     }
                 })
                 .collect(),

@@ -54,6 +54,29 @@ pub struct HostLogCounters {
     pub waits: u64,
 }
 
+impl HostLogCounters {
+    /// Host write amplification: extents written to the drive per extent the jobs
+    /// wrote ((app_writes + gc_writes) / app_writes; 0 before any).
+    pub fn waf(&self) -> f64 {
+        if self.app_writes == 0 {
+            return 0.0;
+        }
+        (self.app_writes + self.gc_writes) as f64 / self.app_writes as f64
+    }
+
+    /// What was counted since `earlier`.
+    pub fn since(&self, earlier: &HostLogCounters) -> HostLogCounters {
+        HostLogCounters {
+            app_writes: self.app_writes - earlier.app_writes,
+            gc_reads: self.gc_reads - earlier.gc_reads,
+            gc_writes: self.gc_writes - earlier.gc_writes,
+            victims: self.victims - earlier.victims,
+            resets: self.resets - earlier.resets,
+            waits: self.waits - earlier.waits,
+        }
+    }
+}
+
 /// The host's log-structured store (see the module header).
 #[derive(Clone, Debug)]
 pub struct HostLog {
@@ -149,6 +172,11 @@ impl HostLog {
             ready: VecDeque::new(),
             c: HostLogCounters::default(),
         })
+    }
+
+    /// The extent (bytes): the jobs' block size.
+    pub fn extent_bytes(&self) -> u64 {
+        self.extent_bytes
     }
 
     /// Streams for the jobs' writes (GC's not counted).
@@ -310,13 +338,9 @@ impl HostLog {
         Some(slot)
     }
 
-    /// Host write amplification: extents written to the drive per extent the jobs
-    /// wrote.
+    /// Host write amplification over the whole run (`HostLogCounters::waf`).
     pub fn waf(&self) -> f64 {
-        if self.c.app_writes == 0 {
-            return 0.0;
-        }
-        (self.c.app_writes + self.c.gc_writes) as f64 / self.c.app_writes as f64
+        self.c.waf()
     }
 
     /// Check the store's books: every mapped extent's slot maps back to it, valid

@@ -2,13 +2,40 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use ssdlab_core::config::{load_device, load_workload, DeviceConfig, DeviceSpec};
-use ssdlab_core::{run, DriveState, RunOptions};
+use ssdlab_core::config::{load_device, load_jobs, load_workload, DeviceConfig, DeviceSpec};
+use ssdlab_core::{run, run_jobs, DriveState, RunOptions};
 
 /// A preset with `key=value` overrides applied.
 pub fn device(preset: &str, overrides: &[&str]) -> DeviceConfig {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     load_device(&DeviceSpec::Preset(preset.into()), &o).unwrap()
+}
+
+/// tiny-test as a zoned drive of 1 MiB zones (32 zones, each a 256 KiB block on each of
+/// its 4 dies), with `key=value` overrides.
+pub fn zoned_tiny(extra: &[&str]) -> DeviceConfig {
+    let mut o = vec!["zns.zone_size_bytes=\"1MiB\""];
+    o.extend_from_slice(extra);
+    device("tiny-test", &o)
+}
+
+/// Run a workload of one job or several (`{"jobs": [...]}`) with seed 1: the report,
+/// or the error (loading the jobs or starting the run) as text.
+pub fn try_run_jobs(
+    dev: &DeviceConfig,
+    workload: &str,
+    state: DriveState,
+    verify: bool,
+) -> Result<Value, String> {
+    let jobs = load_jobs(workload, &[], dev.capacity_bytes()).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        state,
+        seed: 1,
+        verify,
+    };
+    run_jobs(dev.clone(), jobs, opts, &mut |_| true)
+        .map(|r| r.json)
+        .map_err(|e| e.to_string())
 }
 
 /// Run a workload (JSON of fio options) and return the report.
