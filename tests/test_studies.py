@@ -125,23 +125,30 @@ def test_program_delay_study_quick(runs):
     assert "gain [95% CI]" in out and "seed adaptive" in out and "reads/suspend" in out
     with open(tmp_path / "program-delay.csv") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0])[:5] == ["drive", "capacity_bytes", "seed", "policy", "iops"]
+    assert list(rows[0])[:5] == ["drive", "capacity_bytes", "seed", "policy", "alpha"]
     assert {r["policy"] for r in rows} == {"default", "adaptive"}
+    assert {r["alpha"] for r in rows if r["policy"] == "adaptive"} == {"20us"}
     assert {r["drive"] for r in rows} == {"2TB", "4TB"}
     assert len({r["seed"] for r in rows}) == 2
+    # --quick runs the drives at 1/4 size: 0.5 and 1 TB of the same dies.
+    assert {round(int(r["capacity_bytes"]) / 1e12, 2) for r in rows} == {0.5, 1.0}
     for r in rows:
-        # The sustained condition: GC is running; reads suspend programs, one read each.
+        # The sustained condition: GC is running; reads suspend programs, one read each,
+        # and each suspend runs the program-verify loop it interrupted again.
         assert float(r["waf"]) > 1.5 and int(r["suspends"]) > 0
         assert float(r["reads_per_suspend"]) == 1.0
         assert int(r["reads_behind_data_in"]) > 0
         assert float(r["iops"]) > 0
+        assert 0 < float(r["loop_redo_share"]) < float(r["suspend_overhead_share"])
     for r in rows:
         if r["policy"] == "adaptive":
             # every hold is answered, expires, or is still on when the run ends (one per die)
             open_holds = int(r["holds"]) - int(r["hold_read_arrived"]) - int(r["hold_expired"])
             assert 0 <= open_holds <= 64
+            # a holding die reads its GC victim ahead
+            assert int(r["gc_reads_during_holds"]) > 0
     assert any(int(r["holds"]) > 0 for r in rows if r["policy"] == "adaptive")
-    # Measured in steady state: every point's WAF is the prepared steady state's (the
+    # Measured in steady state: every point's WAF near the prepared steady state's (the
     # transient of the first seconds is far off it: the next test), and the study says so.
     from ssdlab.studies.program_delay import STEADY_WAF_TOLERANCE
 
@@ -150,10 +157,9 @@ def test_program_delay_study_quick(runs):
         assert abs(float(r["waf"]) / float(r["prep_steady_waf"]) - 1) <= STEADY_WAF_TOLERANCE
         assert 0 < int(r["refused_during_data_in"]) < int(r["reads_run"])
     assert "Steady state (10s ramp left out)" in out and "NOT STEADY" not in out
-    # The gain (docs/validation.md, section 2): within the mechanism's latency ceiling
-    # (+1.0 % at 2 TB, +1.5 % at 4 TB, printed) and nowhere near seed 003's +4.9 / +6.4 %.
-    # The quick 5 s window cannot resolve the full study's sign (-0.5 % and -0.4 %; per
-    # seed here -0.2/+0.6 and -0.2/+0.2 %): the next test pins it.
+    # The gain (docs/validation.md, section 2): below the mechanism's latency ceiling
+    # (printed: 2.9 % and 2.8 % here) and nowhere near seed 003's +4.9 / +6.4 %. Measured
+    # here: -2.3/-2.7 % (2 TB, whose dies are 96 % busy) and +0.1/-0.1 % (4 TB).
     by = {(r["drive"], r["seed"], r["policy"]): float(r["iops"]) for r in rows}
     for drive in ("2TB", "4TB"):
         gains = [
@@ -161,42 +167,51 @@ def test_program_delay_study_quick(runs):
             for s in sorted({r["seed"] for r in rows})
         ]
         ceiling = float(re.search(rf"{drive}: latency ceiling ([0-9.]+)%", out).group(1))
-        assert 0.5 <= ceiling <= 2.0, ceiling
-        assert all(-0.015 <= g <= 0.015 for g in gains), (drive, gains)
+        assert 0.5 <= ceiling <= 4.0, ceiling
+        assert all(-0.04 <= g <= 0.015 for g in gains), (drive, gains)
         assert sum(gains) / len(gains) < ceiling / 100, (drive, gains, ceiling)
         printed = re.search(rf"{drive} \(.*?\)\s+[0-9.]+\s+[0-9.]+\s+([+-][0-9.]+)%", out)
         assert abs(float(printed.group(1)) - 100 * sum(gains) / len(gains)) < 0.051
 
 
-def test_program_delay_gain_is_a_small_loss_at_full_length():
-    """The sign the docs state: at the study's full length (10 s ramp, 20 s measured) the
-    adaptive delay costs the 4 TB drive 0.4 % of its IOPS (docs/validation.md, section 2:
-    -0.4 % [-0.4, -0.3] over 5 seeds, -0.4 for seed 1; the runs are deterministic)."""
+def test_program_delay_longer_holds_cost_throughput():
+    """Alpha sets how short the measured program-to-read delay must be for a program to be
+    held (below data-in + alpha): a large alpha holds programs the reads do not answer, and
+    the drive loses throughput (docs/validation.md, section 2: the full-size 2 TB drive
+    -3.7 % at 100 us, -32 % at 500 us). Measured on the quick drives (1/4 size, 2 TB, seed
+    1): -2.3 % at 20 us, -35.0 % at 500 us; the runs are deterministic."""
     import ssdlab
-    from ssdlab.studies.program_delay import MEASURE, POLICIES, RAMP, devices, workload
+    from ssdlab.studies.program_delay import devices, workload
 
-    (o,) = [o for label, _, o in devices(False) if label == "4TB"]
+    (o,) = [o for label, _, o in devices(True) if label == "2TB"]
     iops = {}
-    for name, policy in POLICIES:
+    for name, policy, alpha in [
+        ("default", "read-first", None),
+        ("20us", "adaptive-delay", "20us"),
+        ("500us", "adaptive-delay", "500us"),
+    ]:
+        d = dict(o, **{"scheduler.policy": policy})
+        if alpha:
+            d["scheduler.alpha"] = alpha
         r = ssdlab.run(
-            "client-tlc-dram", workload(RAMP, MEASURE), state="steady", seed=1,
-            set=dict(o, **{"scheduler.policy": policy}), reuse_prep=True,
+            "client-tlc-dram", workload("10s", "5s"), state="steady", seed=1, set=d,
+            reuse_prep=True,
         )  # fmt: skip
         assert r.measured_waf > 1.5  # GC running: the sustained condition
         iops[name] = r["read"]["iops"] + r["write"]["iops"]
     ssdlab.clear_prepared()
-    gain = iops["adaptive"] / iops["default"] - 1
-    assert -0.008 <= gain <= -0.001, (gain, iops)
+    g20, g500 = (iops[k] / iops["default"] - 1 for k in ("20us", "500us"))
+    assert -0.035 <= g20 <= 0.0, iops
+    assert -0.45 <= g500 <= -0.25, iops
 
 
 def test_program_delay_short_ramp_is_a_transient():
-    """The steady check tells the transient apart: the 4 TB drive measured right after its
-    preparation (2 s ramp) still collects the GC its dies owe beyond what they will (they
-    read victims ahead in idle time and finish their runs early), so the WAF of its first
-    seconds is above the prepared steady state's, which the study's 10 s ramp leaves out;
-    its IOPS is 16 % below the steady figure (measured: 81.2 K against 97.0 K at 10-12 s;
-    when every die started at its threshold owing a whole run, the dies collected in step
-    and seconds 2-4 ran at about half the steady IOPS)."""
+    """The steady check tells the transient apart: the 4 TB drive (1/4 size) measured right
+    after its preparation (2 s ramp) still collects the GC its dies owe beyond what they
+    will (they read victims ahead in idle time and finish their runs early), so the WAF of
+    its first seconds is far above the prepared steady state's (measured 9.43 against
+    5.53), which the study's 10 s ramp leaves out; its IOPS is 22 % below the steady
+    figure (120.6 K against 153.9 K after 10 s)."""
     import ssdlab
     from ssdlab.studies.program_delay import devices, is_steady, workload
 
@@ -209,7 +224,23 @@ def test_program_delay_short_ramp_is_a_transient():
     later = ssdlab.run("client-tlc-dram", workload("10s", "2s"), state="steady", seed=1, set=s)
     assert is_steady(later.measured_waf, prep_waf)
     iops = [x["read"]["iops"] + x["write"]["iops"] for x in (r, later)]
-    assert abs(iops[0] / iops[1] - 1) < 0.25, iops
+    assert abs(iops[0] / iops[1] - 1) < 0.3, iops
+
+
+def test_program_delay_alpha_and_scale_flags(tmp_path, capsys):
+    from ssdlab.cliutil import UsageError
+    from ssdlab.studies.program_delay import devices, parse_alphas
+
+    assert parse_alphas("0us, 20us,1ms") == ["0us", "20us", "1ms"]
+    for bad in ("20", "fast", "20us,,"):
+        with pytest.raises(UsageError, match="--alpha"):
+            parse_alphas(bad)
+    with pytest.raises(UsageError, match="--scale"):
+        devices(False, "1/3")
+    assert {o["nand.blocks_per_plane"] for _, _, o in devices(False)} == {2731}
+    assert {o["nand.blocks_per_plane"] for _, _, o in devices(False, "1/16")} == {170}
+    assert main(["study", "map-cache", "--alpha", "20us", "--out", str(tmp_path / "x")]) != 0
+    assert "--alpha: only for the program-delay study" in capsys.readouterr().err
 
 
 def test_program_delay_interval_is_students_t():

@@ -216,3 +216,50 @@ fn reads_behind_a_data_in_are_counted() {
         0.0
     );
 }
+
+/// A hold is not idle time the die must waste: GC reads that arrive during it are
+/// served, and the hold goes on after them (it ends when a host read comes or its time
+/// runs out). Every hold is answered or expires once, and the oracle holds.
+#[test]
+fn gc_reads_are_served_during_a_hold_which_goes_on() {
+    let mut d = dev("adaptive-delay", true, false);
+    d.scheduler.hold = ssdlab_core::config::scheduling::HoldTime::DataIn;
+    d.scheduler.alpha = ssdlab_core::config::units::Duration(400_000);
+    let r = simulate(&d, MIX, DriveState::Steady, 3, true);
+    assert_eq!(r["device"]["oracle"]["mismatches"], 0);
+    let a = &r["device"]["scheduler"]["adaptive"];
+    assert!(f(&a["gc_reads_during_holds"]) > 0.0, "{a}");
+    // Answered or expired once each; a die may still hold at the end of the run.
+    let open = f(&a["holds"]) - f(&a["hold_read_arrived"]) - f(&a["hold_expired"]);
+    let dies = (d.nand.channels * d.nand.dies_per_channel) as f64;
+    assert!((0.0..=dies).contains(&open), "{a}");
+}
+
+/// The loop model (`program_loops`, `erase_loops`): a suspend loses the loop under way,
+/// which is run again: counted, and part of the time suspends add to operations.
+#[test]
+fn suspended_loops_are_run_again_and_counted() {
+    let base = dev("read-first", true, true);
+    let mut looped = base.clone();
+    looped.scheduler.program_loops = 20;
+    looped.scheduler.erase_loops = 8;
+    let a = simulate(&base, MIX, DriveState::Steady, 3, false);
+    let b = simulate(&looped, MIX, DriveState::Steady, 3, true);
+    assert_eq!(b["device"]["oracle"]["mismatches"], 0);
+    let (sa, sb) = (&a["device"]["scheduler"], &b["device"]["scheduler"]);
+    assert!(sa.get("loop_redo_ns").is_none());
+    let redo = f(&sb["loop_redo_ns"]);
+    assert!(redo > 0.0, "{sb}");
+    // Each suspend adds t_suspend + t_resume, plus the loops run again.
+    let per = (base.scheduler.t_suspend.ns() + base.scheduler.t_resume.ns()) as f64;
+    assert_eq!(
+        f(&sb["added_op_time_ns"]),
+        f(&sb["suspends"]) * per + redo,
+        "{sb}"
+    );
+    // A lost loop is at most one loop of the longest operation (tPROG / 20 or tBERS / 8).
+    let t_prog = looped.nand.t_prog.max() as f64;
+    let t_erase = looped.nand.t_erase.ns() as f64;
+    let max_loop = (t_prog / 20.0).max(t_erase / 8.0);
+    assert!(redo <= f(&sb["suspends"]) * max_loop, "{sb}");
+}

@@ -33,6 +33,17 @@ def register(sub) -> None:
     p.add_argument(
         "--device", default=None, help="device preset or file (drive-states, mqsim, nvmeof)"
     )
+    p.add_argument(
+        "--alpha",
+        default=None,
+        help="program-delay: adaptive delay's alpha, or a comma-separated list to sweep "
+        "(e.g. 0us,20us,100us; default 20us)",
+    )
+    p.add_argument(
+        "--scale",
+        default=None,
+        help="program-delay: the drives' size: full (default), 1/4 (the --quick default) or 1/16",
+    )
     seed000.add_args(p)
     p.set_defaults(func=cmd_study)
 
@@ -49,6 +60,9 @@ def cmd_study(args: argparse.Namespace) -> int:
     ]
     if given:
         raise UsageError(f"{', '.join(given)}: only for the hmb-vs-dram and hmb-size studies")
+    own = [f"--{f}" for f in ("alpha", "scale") if getattr(args, f) is not None]
+    if own and args.name != "program-delay":
+        raise UsageError(f"{', '.join(own)}: only for the program-delay study")
     if args.name == "map-cache":
         from ssdlab.studies.map_cache import run_study
 
@@ -83,9 +97,10 @@ def cmd_study(args: argparse.Namespace) -> int:
 
         print(run_study(out, quick=args.quick, seed=args.seed))
     elif args.name == "program-delay":
-        from ssdlab.studies.program_delay import run_study
+        from ssdlab.studies.program_delay import parse_alphas, run_study
 
-        print(run_study(out, quick=args.quick, seed=args.seed))
+        alphas = parse_alphas(args.alpha) if args.alpha is not None else None
+        print(run_study(out, quick=args.quick, seed=args.seed, alphas=alphas, scale=args.scale))
     else:
         from ssdlab.studies.drive_states import run_study
 

@@ -75,6 +75,14 @@ pub struct SchedulerConfig {
     /// resumes; 0 (default) = every read waiting on the die.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reads_per_suspend: u32,
+    /// Program-verify loops (ISPP steps) a program's array time is made of; a suspend
+    /// loses the loop under way, which runs again after the resume. 0 (default): a
+    /// resumed program continues exactly where it stopped.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub program_loops: u32,
+    /// Erase-verify loops (ISPE steps) of an erase, as `program_loops` for erases.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub erase_loops: u32,
 }
 
 impl Default for SchedulerConfig {
@@ -90,6 +98,8 @@ impl Default for SchedulerConfig {
             alpha: default_alpha(),
             hold: HoldTime::DataIn,
             reads_per_suspend: 0,
+            program_loops: 0,
+            erase_loops: 0,
         }
     }
 }
@@ -100,6 +110,17 @@ impl SchedulerConfig {
             errs.push(
                 "scheduler.window: must be > 0 (the averaging window of adaptive-delay)".into(),
             );
+        }
+        for (name, loops) in [
+            ("program_loops", self.program_loops),
+            ("erase_loops", self.erase_loops),
+        ] {
+            if loops > 1000 {
+                errs.push(format!(
+                    "scheduler.{name}: {loops} is out of range (allowed: 0, no loop model, \
+                     or 1 to 1000 loops per operation)"
+                ));
+            }
         }
         if (self.program_suspend || self.erase_suspend) && self.max_suspends == 0 {
             errs.push(

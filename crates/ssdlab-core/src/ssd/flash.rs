@@ -147,6 +147,7 @@ impl Ssd {
                 self.dies[d].op_gc = true;
                 self.dies[d].op_suspends = 0;
                 self.counters.erase_ops += 1;
+                self.array_started(die, self.timing.t_erase);
                 self.begin(die, DieStage::Erase, end);
             }
         }
@@ -245,6 +246,7 @@ impl Ssd {
         }
         let now = self.now();
         let t_prog = self.prog_time(t);
+        self.array_started(die, t_prog);
         self.begin(die, DieStage::Program, now + t_prog);
         // Reads refused during data-in may suspend the program now.
         self.try_suspend(die, false);

@@ -9,7 +9,11 @@
 //! most `max_suspends` per operation, and never when the operation would finish
 //! before it could be stopped. A suspension serves every read waiting on the die
 //! before the resume, or at most `reads_per_suspend` read operations (seed 003's
-//! bounded suspends). Simplifies: GC reads do not suspend.
+//! bounded suspends). With `program_loops` / `erase_loops` the array time is a
+//! sequence of equal program-verify (erase-verify) loops, and a suspend loses the loop
+//! under way: the resumed operation runs it again (its array time so far, rounded down
+//! to whole loops, is kept), then the rest, after `t_resume`. Simplifies: GC reads do
+//! not suspend; loops are of equal length.
 
 use super::stats::{AdaptiveStats, SchedStats, SuspendMechanismStats};
 use super::Ssd;
@@ -37,6 +41,19 @@ struct SchedCounters {
     data_in_wait_ns: u64,
     /// Die time spent holding programs (answered or expired holds).
     hold_idle_ns: u64,
+    /// Array time run again after suspends: the loops they interrupted.
+    loop_redo_ns: u64,
+    /// GC reads served on a die whose program was held (the hold went on after them).
+    hold_gc_reads: u64,
+}
+
+/// A die's program or erase array work, for the loop model: its whole array time, and
+/// what was left of it when its current stage began (a resumed stage first spends
+/// `t_resume`, which does no array work).
+#[derive(Clone, Copy, Debug, Default)]
+struct ArrayWork {
+    total_ns: Ns,
+    left_at_start_ns: Ns,
 }
 
 pub(super) struct SchedState {
@@ -50,6 +67,14 @@ pub(super) struct SchedState {
     reads_per_suspend: u32,
     /// Read operations each die's current suspension has served.
     served: Vec<u32>,
+    /// Program-verify and erase-verify loops per operation (0: no loop model).
+    program_loops: u32,
+    erase_loops: u32,
+    /// Each die's program or erase array work (only with a loop model).
+    array: Vec<ArrayWork>,
+    /// Adaptive delay: when each die's current hold ends (it goes on after GC reads
+    /// served during it); 0 when none.
+    hold_until: Vec<Ns>,
     /// Report the mechanism counters (seed 003's options are in use).
     mechanism: bool,
     seq: u32,
@@ -68,6 +93,18 @@ impl SchedState {
             max_suspends: cfg.max_suspends,
             reads_per_suspend: cfg.reads_per_suspend,
             served: vec![0; dies as usize],
+            program_loops: cfg.program_loops,
+            erase_loops: cfg.erase_loops,
+            hold_until: if cfg.policy == SchedPolicy::AdaptiveDelay {
+                vec![0; dies as usize]
+            } else {
+                Vec::new()
+            },
+            array: if cfg.program_loops > 0 || cfg.erase_loops > 0 {
+                vec![ArrayWork::default(); dies as usize]
+            } else {
+                Vec::new()
+            },
             mechanism: cfg.reads_per_suspend > 0 || cfg.hold == HoldTime::Average,
             seq: 0,
             adaptive: (cfg.policy == SchedPolicy::AdaptiveDelay).then(|| {
@@ -97,6 +134,7 @@ impl SchedState {
             refused_at_limit: c.refused_at_limit,
             suspended_ns: c.suspended_ns,
             added_op_time_ns: c.overhead_ns,
+            loop_redo_ns: (!self.array.is_empty()).then_some(c.loop_redo_ns),
             // Only with seed 003's options, so earlier reports keep their keys.
             mechanism: self.mechanism.then(|| SuspendMechanismStats {
                 reads_per_suspend_limit: self.reads_per_suspend,
@@ -114,10 +152,32 @@ impl SchedState {
                 holds: a.holds,
                 hold_read_arrived: a.hold_read_arrived,
                 hold_expired: a.hold_expired,
+                gc_reads_during_holds: self.c.hold_gc_reads,
                 dispatch_now: a.dispatch_now,
                 dispatch_default: a.dispatch_default,
             }),
         }
+    }
+}
+
+impl SchedState {
+    /// With a loop model for `stage`'s operation: (array time left, the part of the
+    /// interrupted loop to run again) for a suspend with `stage_left_ns` of the stage
+    /// to go. The stage after a resume begins with `t_resume` of no array work.
+    fn loop_redo(&self, die: u32, stage: DieStage, stage_left_ns: Ns) -> Option<(Ns, Ns)> {
+        let loops = match stage {
+            DieStage::Program => self.program_loops,
+            DieStage::Erase => self.erase_loops,
+            _ => 0,
+        };
+        let w = self.array.get(die as usize)?;
+        if loops == 0 || w.total_ns == 0 {
+            return None;
+        }
+        let left = stage_left_ns.min(w.left_at_start_ns);
+        let done = w.total_ns - left.min(w.total_ns);
+        let step = w.total_ns.div_ceil(loops as u64);
+        Some((left, done % step))
     }
 }
 
@@ -161,19 +221,37 @@ impl Ssd {
     /// A read was queued on `die` (`host`: for a host read command).
     pub(super) fn read_arrived(&mut self, die: u32, host: bool) {
         let now = self.now();
+        let d = die as usize;
         if host {
             if let Some(a) = &mut self.sched.adaptive {
                 a.on_host_read(die, now);
+                if self.sched.hold_until[d] > now && self.dies[d].stage != DieStage::Hold {
+                    // The expected read came while the die served a GC read in the hold.
+                    a.hold_read_arrived += 1;
+                    self.sched.hold_until[d] = 0;
+                    self.dies[d].held = true;
+                }
             }
         }
-        match self.dies[die as usize].stage {
+        match self.dies[d].stage {
             DieStage::Idle => self.kick_die(die),
-            DieStage::Hold => {
+            DieStage::Hold if host => {
                 // The expected read came: it goes first, then the held program.
                 if let Some(a) = &mut self.sched.adaptive {
                     a.hold_read_arrived += 1;
                 }
-                self.sched.c.hold_idle_ns += now - self.dies[die as usize].op_start;
+                self.sched.hold_until[d] = 0;
+                self.sched.c.hold_idle_ns += now - self.dies[d].op_start;
+                self.go_idle(die);
+                self.kick_die(die);
+            }
+            DieStage::Hold => {
+                // A GC read: the die serves it, and the hold goes on after it (the
+                // program is picked again and held until the hold's end).
+                self.sched.c.hold_gc_reads += 1;
+                self.sched.hold_until[d] = self.dies[d].until;
+                self.sched.c.hold_idle_ns += now - self.dies[d].op_start;
+                self.dies[d].held = false;
                 self.go_idle(die);
                 self.kick_die(die);
             }
@@ -204,9 +282,15 @@ impl Ssd {
             return;
         }
         let now = self.now();
-        let remaining = self.dies[d].until.saturating_sub(now);
+        let mut remaining = self.dies[d].until.saturating_sub(now);
         if remaining <= self.sched.t_suspend_ns {
             return; // it finishes before it could be stopped
+        }
+        let redo = self.sched.loop_redo(die, stage, remaining);
+        if let Some((array_left, redo)) = redo {
+            remaining = array_left + redo;
+            self.sched.c.loop_redo_ns += redo;
+            self.sched.c.overhead_ns += redo;
         }
         let die_state = &mut self.dies[d];
         die_state.suspended = Some(Suspended {
@@ -264,28 +348,64 @@ impl Ssd {
         self.dies[d].op_gc = s.op_gc;
         self.sched.c.suspended_ns += now - s.at_ns;
         self.sched.c.overhead_ns += self.sched.t_suspend_ns + self.sched.t_resume_ns;
+        if let Some(w) = self.sched.array.get_mut(d) {
+            w.left_at_start_ns = s.remaining_ns;
+        }
         self.begin(die, s.stage, now + s.remaining_ns + self.sched.t_resume_ns);
     }
 
-    /// Adaptive delay: hold program `t`, picked to run next on the die? (Starts the hold.)
+    /// A program's or erase's array work of `total_ns` starts on the die (loop model).
+    #[inline]
+    pub(super) fn array_started(&mut self, die: u32, total_ns: Ns) {
+        if let Some(w) = self.sched.array.get_mut(die as usize) {
+            *w = ArrayWork {
+                total_ns,
+                left_at_start_ns: total_ns,
+            };
+        }
+    }
+
+    /// Adaptive delay: hold program `t`, picked to run next on the die? (Starts the hold,
+    /// or goes on with one that served GC reads.) A holding die has nothing else to do,
+    /// so its collection's victim is read ahead first (GC reads do not end the hold).
     pub(super) fn hold_program(&mut self, die: u32, t: u32) -> bool {
         let d = die as usize;
         if self.sched.adaptive.is_none() || self.dies[d].held {
             return false;
         }
-        let tx = *self.txns.get(t);
-        let t_prog = self.prog_time(t);
-        let data_in = self.data_in_ns(tx.bytes);
         let now = self.now();
-        let a = self.sched.adaptive.as_mut().expect("adaptive");
-        match a.decide(die, now, t_prog, data_in) {
-            Decision::Dispatch => false,
-            Decision::Hold(ns) => {
+        let open = self.sched.hold_until[d];
+        let until = if open != 0 {
+            // A hold that served GC reads: it goes on, or it ran out while they ran.
+            if open <= now {
+                self.sched.hold_until[d] = 0;
                 self.dies[d].held = true;
-                self.begin(die, DieStage::Hold, now + ns);
-                true
+                if let Some(a) = &mut self.sched.adaptive {
+                    a.hold_expired += 1;
+                }
+                return false;
             }
+            open
+        } else {
+            let tx = *self.txns.get(t);
+            let t_prog = self.prog_time(t);
+            let data_in = self.data_in_ns(tx.bytes);
+            let a = self.sched.adaptive.as_mut().expect("adaptive");
+            match a.decide(die, now, t_prog, data_in) {
+                Decision::Dispatch => return false,
+                Decision::Hold(ns) => now + ns,
+            }
+        };
+        self.sched.hold_until[d] = until;
+        if self.dq[d].gc.unreleased() && !self.journal_is_full() && self.release_gc(die, true) {
+            // The die reads its victim ahead; the program is picked again after it.
+            self.sched.c.hold_gc_reads += 1;
+            self.kick_die(die);
+            return true;
         }
+        self.dies[d].held = true;
+        self.begin(die, DieStage::Hold, until);
+        true
     }
 
     /// No read came while a program was held: run it.
@@ -293,6 +413,7 @@ impl Ssd {
         if let Some(a) = &mut self.sched.adaptive {
             a.hold_expired += 1;
         }
+        self.sched.hold_until[die as usize] = 0;
         self.sched.c.hold_idle_ns += self.now() - self.dies[die as usize].op_start;
         self.go_idle(die);
         self.kick_die(die);
@@ -418,6 +539,43 @@ mod tests {
         assert_eq!(st["refused_during_data_in"], 1);
         assert_eq!(read, DATA_IN + 20_000 + READ);
         assert_eq!(prog, read + T_PROG + 50_000);
+    }
+
+    #[test]
+    fn a_suspend_loses_the_program_loop_under_way() {
+        // 10 loops of 60 us. At 100 us the program has run 58.94 us of its first loop:
+        // all of it is run again, so the program still needs its whole 600 us.
+        let on = [
+            "scheduler.program_suspend=true",
+            "scheduler.program_loops=10",
+        ];
+        let (read, prog, st) = scenario(&on, 100_000);
+        assert_eq!(read, 100_000 + 20_000 + READ);
+        let lost = 100_000 - DATA_IN;
+        assert_eq!(st["loop_redo_ns"], lost);
+        assert_eq!(prog, read + T_PROG + 50_000);
+        assert_eq!(st["added_op_time_ns"], 70_000 + lost);
+        // 125 us into the program: two whole loops are kept, 5 us of the third is lost.
+        let (read, prog, st) = scenario(&on, DATA_IN + 125_000);
+        assert_eq!(st["loop_redo_ns"], 5_000);
+        assert_eq!(prog, read + (T_PROG - 120_000) + 50_000);
+        // Without the loop model the key is absent and nothing is run again.
+        let (_, _, st) = scenario(&["scheduler.program_suspend=true"], DATA_IN + 125_000);
+        assert!(st.get("loop_redo_ns").is_none());
+    }
+
+    #[test]
+    fn loop_counts_out_of_range_are_errors_naming_the_field() {
+        for key in ["program_loops", "erase_loops"] {
+            let o = vec![format!("scheduler.{key}=1001")];
+            let e = load_device(&DeviceSpec::Preset("tiny-test".into()), &o)
+                .expect_err("refused")
+                .to_string();
+            assert!(
+                e.contains(&format!("scheduler.{key}")) && e.contains("1 to 1000"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

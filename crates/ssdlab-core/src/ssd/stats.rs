@@ -351,8 +351,13 @@ pub struct SchedStats {
     pub refused_at_limit: u64,
     /// Time operations spent suspended (ns).
     pub suspended_ns: u64,
-    /// Suspend and resume overheads added to operations (ns).
+    /// Suspend and resume overheads added to operations (ns), interrupted loops run
+    /// again included.
     pub added_op_time_ns: u64,
+    /// Array time run again after suspends: the program-verify or erase-verify loops
+    /// they interrupted (ns; only with `program_loops` or `erase_loops`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_redo_ns: Option<u64>,
     /// How suspensions served reads (only with `reads_per_suspend` or average holds).
     #[serde(flatten)]
     pub mechanism: Option<SuspendMechanismStats>,
@@ -387,6 +392,8 @@ pub struct AdaptiveStats {
     pub hold_read_arrived: u64,
     /// Holds ended by their time running out.
     pub hold_expired: u64,
+    /// GC reads a die served while its program was held; the hold went on after each.
+    pub gc_reads_during_holds: u64,
     /// Programs dispatched at once (no read expected).
     pub dispatch_now: u64,
     /// Programs dispatched by the default rule.
