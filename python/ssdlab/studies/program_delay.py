@@ -41,7 +41,8 @@ time and lets a point use up to 80 % of the machine's memory. `alphas` sweeps al
 default policy does not depend on it).
 
 Steady state: the prepared drive has the steady state's valid-data distribution (its WAF,
-`prep.steady_waf`, is what the timed drive settles at) and its dies spread over their GC
+`prep.steady_waf`, comes from a proxy die aged with GC that collects at its threshold; the
+timed drives here settle about 10 % above it) and its dies spread over their GC
 cycles, each mid-run of victims (docs/model.md, "Drive states"); these drives' dies have idle
 time to read victims ahead and finish their runs in ~0.4 of the cycle, so they start owing
 more GC than they will and collect it in their first ~5 s (WAF above the steady one, IOPS
