@@ -107,13 +107,7 @@ impl Ssd {
         let ch = self.geo.channel_of(die) as usize;
         match pick {
             Pick::Nothing => {
-                // Nothing else to do: the victim may be read ahead of its pace, unless
-                // the map's journal is full (its moves would be logged while host
-                // writes wait for room there: the die's time is not free then).
-                if self.dq[d].gc.unreleased()
-                    && !self.journal_is_full()
-                    && self.release_gc(die, true)
-                {
+                if self.read_victim_ahead(die) {
                     self.kick_die(die);
                 }
             }
@@ -151,6 +145,16 @@ impl Ssd {
                 self.begin(die, DieStage::Erase, end);
             }
         }
+    }
+
+    /// The die has nothing else to do (idle, or holding a program): queue reads of its
+    /// victim ahead of their pace, unless the map's journal is full (the moves would be
+    /// logged while host writes wait for room there: the die's time is not free then).
+    /// Returns whether anything was queued.
+    pub(super) fn read_victim_ahead(&mut self, die: u32) -> bool {
+        self.dq[die as usize].gc.unreleased()
+            && !self.journal_is_full()
+            && self.release_gc(die, true)
     }
 
     /// Make program transaction `t` the die's current operation.

@@ -158,9 +158,7 @@ impl SchedState {
             }),
         }
     }
-}
 
-impl SchedState {
     /// With a loop model for `stage`'s operation: (array time left, the part of the
     /// interrupted loop to run again) for a suspend with `stage_left_ns` of the stage
     /// to go. The stage after a resume begins with `t_resume` of no array work.
@@ -378,11 +376,8 @@ impl Ssd {
         let until = if open != 0 {
             // A hold that served GC reads: it goes on, or it ran out while they ran.
             if open <= now {
-                self.sched.hold_until[d] = 0;
+                self.close_expired_hold(die);
                 self.dies[d].held = true;
-                if let Some(a) = &mut self.sched.adaptive {
-                    a.hold_expired += 1;
-                }
                 return false;
             }
             open
@@ -397,7 +392,7 @@ impl Ssd {
             }
         };
         self.sched.hold_until[d] = until;
-        if self.dq[d].gc.unreleased() && !self.journal_is_full() && self.release_gc(die, true) {
+        if self.read_victim_ahead(die) {
             // The die reads its victim ahead; the program is picked again after it.
             self.sched.c.hold_gc_reads += 1;
             self.kick_die(die);
@@ -410,13 +405,18 @@ impl Ssd {
 
     /// No read came while a program was held: run it.
     pub(super) fn hold_expired(&mut self, die: u32) {
+        self.close_expired_hold(die);
+        self.sched.c.hold_idle_ns += self.now() - self.dies[die as usize].op_start;
+        self.go_idle(die);
+        self.kick_die(die);
+    }
+
+    /// Count the die's hold as expired and close it.
+    fn close_expired_hold(&mut self, die: u32) {
         if let Some(a) = &mut self.sched.adaptive {
             a.hold_expired += 1;
         }
         self.sched.hold_until[die as usize] = 0;
-        self.sched.c.hold_idle_ns += self.now() - self.dies[die as usize].op_start;
-        self.go_idle(die);
-        self.kick_die(die);
     }
 
     /// A program was dispatched on the die (for the adaptive delay's measurement).
