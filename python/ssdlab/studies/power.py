@@ -194,26 +194,26 @@ def datasheet_rows(results: list[dict[str, Any]], quick: bool) -> list[dict[str,
     cache: dict[tuple[str, str, str], dict[str, Any]] = {
         (r["device"], r["workload"], r["state"]): r for r in results
     }
+
+    def measured(preset: str, name: str) -> dict[str, Any]:
+        """The study's row of `preset` on workload `name`, run now if the study did not."""
+        state, w = wls[name]
+        if (preset, name, state) not in cache:
+            rep = api.run(preset, w, state=state, energy=True).to_dict()
+            cache[(preset, name, state)] = row_of(preset, name, state, rep)
+        return cache[(preset, name, state)]
+
     out = []
     for preset, figure, ds_w, source, wl in DATASHEET:
         if wl.startswith("sleep:"):
             model = sleep_w(preset, int(wl[-1]))
         elif wl == "peak":
             ran = [r["peak_w"] for r in results if r["device"] == preset]
-            for name in [] if ran else [SEQ_READ, SEQ_WRITE]:
-                state, w = wls[name]
-                rep = api.run(preset, w, state=state, energy=True).to_dict()
-                ran.append(rep["energy"]["peak_w"])
+            ran = ran or [measured(preset, n)["peak_w"] for n in (SEQ_READ, SEQ_WRITE)]
             model = max(ran)
         else:
             names = [SEQ_READ, SEQ_WRITE] if wl == "seq-mean" else [wl]
-            ws = []
-            for name in names:
-                state, w = wls[name]
-                if (preset, name, state) not in cache:
-                    rep = api.run(preset, w, state=state, energy=True).to_dict()
-                    cache[(preset, name, state)] = row_of(preset, name, state, rep)
-                ws.append(cache[(preset, name, state)]["avg_w"])
+            ws = [measured(preset, name)["avg_w"] for name in names]
             model = sum(ws) / len(ws)
         out.append(
             {

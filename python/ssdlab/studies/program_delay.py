@@ -243,6 +243,8 @@ def run_study(
         reads_run = count(r, "stats.nand.user_read_txns", 0)
         waf, prep_waf = num(r, "stats.ftl.measured.waf"), num(r, "prep.steady_waf", 0.0)
         r_lat, w_lat = num(r, "read_lat_mean_ns") / 1e3, num(r, "write_lat_mean_ns", 0.0) / 1e3
+        # all dies' time over the whole run, for the counters' shares of die time
+        die_ns = 8 * DIES[tb] * _secs(runtime) * 1e9
         res[(label, s, name)] = {
             "drive": label,
             "capacity_bytes": count(r, "stats.capacity_bytes"),
@@ -263,16 +265,13 @@ def run_study(
             / max(reads_run, 1),
             # die time: suspend + resume overheads, and holds (idle), as shares of all dies'
             # time over the whole run (ramp included, as the counters are)
-            "suspend_overhead_share": num(r, "stats.scheduler.added_op_time_ns", 0.0)
-            / (8 * DIES[tb] * _secs(runtime) * 1e9),
-            "hold_idle_share": num(r, "stats.scheduler.hold_idle_ns", 0.0)
-            / (8 * DIES[tb] * _secs(runtime) * 1e9),
+            "suspend_overhead_share": num(r, "stats.scheduler.added_op_time_ns", 0.0) / die_ns,
+            "hold_idle_share": num(r, "stats.scheduler.hold_idle_ns", 0.0) / die_ns,
             "holds": count(r, "stats.scheduler.adaptive.holds", 0),
             "hold_read_arrived": count(r, "stats.scheduler.adaptive.hold_read_arrived", 0),
             "hold_expired": count(r, "stats.scheduler.adaptive.hold_expired", 0),
             "gc_reads_during_holds": count(r, "stats.scheduler.adaptive.gc_reads_during_holds", 0),
-            "loop_redo_share": num(r, "stats.scheduler.loop_redo_ns", 0.0)
-            / (8 * DIES[tb] * _secs(runtime) * 1e9),
+            "loop_redo_share": num(r, "stats.scheduler.loop_redo_ns", 0.0) / die_ns,
             "reads": reads,
             # steady state: the measured WAF against the prepared steady state's
             "prep_steady_waf": prep_waf,
@@ -287,12 +286,17 @@ def run_study(
             "host_units_written": count(r, "stats.ftl.host_units_written", 0),
         }
     seeds_run = list(range(seed, seed + n_seeds))
-    rows, detail, summary = [], [], {}
-    for label, tb, _ in drives:
-        gains = [
-            res[(label, s, "adaptive")]["iops"] / res[(label, s, "default")]["iops"] - 1
+
+    def gains_of(label: str, name: str) -> list[float]:
+        """Policy `name`'s gain over the default on each seed (same drive, same stream)."""
+        return [
+            res[(label, s, name)]["iops"] / res[(label, s, "default")]["iops"] - 1
             for s in seeds_run
         ]
+
+    rows, detail, summary = [], [], {}
+    for label, tb, _ in drives:
+        gains = gains_of(label, "adaptive")
         m, lo, hi = interval(gains)
         base = statistics.fmean(res[(label, s, "default")]["iops"] for s in seeds_run)
         ad = statistics.fmean(res[(label, s, "adaptive")]["iops"] for s in seeds_run)
@@ -389,11 +393,7 @@ def run_study(
         for label, _, _ in drives:
             for a in alphas:
                 name = adaptive_name(a, alphas)
-                gains = [
-                    res[(label, s, name)]["iops"] / res[(label, s, "default")]["iops"] - 1
-                    for s in seeds_run
-                ]
-                m, lo, hi = interval(gains)
+                m, lo, hi = interval(gains_of(label, name))
                 v = [res[(label, s, name)] for s in seeds_run]
                 arows.append(
                     [
