@@ -61,6 +61,7 @@ fn run_once(reuse_prep: bool) {
             if !j["stalled"].is_null() {
                 println!("stalled: {}", j["stalled"]);
             }
+            println!("prep {}", j["prep"]);
             println!("{}", serde_json::to_string(&j["device"]).unwrap());
         }
         Err(e) => eprintln!("error: {e}"),

@@ -7,10 +7,12 @@
 //! - `steady`: full, then uniformly random overwrites until WAF settles. On drives of
 //!   up to `DIRECT_LIMIT_UNITS` mapping units this runs the functional FTL (the same
 //!   placement and GC code as timed runs) on the drive itself. Larger drives use a
-//!   proxy: one die with the same block geometry, over-provisioning and GC thresholds
-//!   is driven to steady state, and its per-block valid-unit distribution is mapped by
-//!   quantiles onto every die of the real drive; logical units are then dealt to the
-//!   valid slots by a seeded pseudo-random permutation. Under uniform random writes
+//!   proxy: one die with the same block geometry and GC thresholds is driven to
+//!   steady state (its spare set so that host data fills the blocks GC leaves for it
+//!   to the same share as on the real die: GC's reserve is a fixed number of blocks
+//!   per die, measured on the proxy as it ages), and its per-block valid-unit
+//!   distribution is mapped by quantiles onto every die of the real drive; logical
+//!   units are then dealt to the valid slots by a seeded pseudo-random permutation. Under uniform random writes
 //!   which logical unit survives in which block is exchangeable, so the result has the
 //!   same statistics as a long random-write run (checked by tests against the direct
 //!   method and against a timed fill).
@@ -43,8 +45,9 @@
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
 pub use super::fill::{fill_by_writing, fill_sequential};
-use super::{BlockState, Ftl, MapArray, NO_BLOCK};
+use super::{translation_units, BlockState, Ftl, MapArray, NO_BLOCK};
 use crate::config::{DeviceConfig, GcPacing};
+use crate::nand::Geometry;
 use crate::sim::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -104,21 +107,48 @@ pub struct PrepInfo {
     pub free_blocks: u64,
 }
 
-/// Random overwrites in rounds of a quarter of the capacity until two successive
-/// rounds' WAF differ by less than 1% (at least 1x, at most 4x the capacity).
-/// Returns (units overwritten, WAF of the last round).
-fn age_randomly(ftl: &mut Ftl, rng: &mut Rng) -> (u64, f64) {
-    let n = ftl.user_units;
+/// What aging leaves: units overwritten, the last round's WAF, and the blocks a die
+/// held back from data in that round on average (`held_blocks`).
+struct Aged {
+    overwrite_units: u64,
+    waf: f64,
+    held_blocks: f64,
+}
+
+/// Blocks `die` holds back from data now: its free blocks plus the unwritten share
+/// of its open host and GC blocks.
+fn held_blocks(ftl: &Ftl, die: u32) -> f64 {
+    let upb = ftl.geo.units_per_block as f64;
+    let open: f64 = [ftl.host_fill(die), ftl.gc_fill(die)]
+        .into_iter()
+        .flatten()
+        .map(|next| (upb - next as f64) / upb)
+        .sum();
+    ftl.free_blocks(die) as f64 + open
+}
+
+/// Random overwrites of the host units in rounds of a quarter of the capacity until
+/// two successive rounds' WAF differ by less than 1% (at least 1x, at most 4x the
+/// capacity). Where the map lives in flash its own units stay where the fill put
+/// them: the firmware writes translation pages by its own path, and preparation
+/// places them last (`write_translation_pages`).
+fn age_randomly(ftl: &mut Ftl, rng: &mut Rng) -> Aged {
+    let n = ftl.host_units;
+    let dies = ftl.geo.dies as u64;
     let round = (n / 4).max(1);
     let mut written = 0;
     let mut last_waf = f64::NAN;
     let mut waf = 1.0;
+    let mut held = 0.0;
     for r in 0..16 {
         let host0 = ftl.stats.host_units_written;
         let prog0 = ftl.stats.units_programmed;
-        for _ in 0..round {
+        let mut held_sum = 0.0;
+        for i in 0..round {
             ftl.write_functional(rng.below(n) as u32);
+            held_sum += held_blocks(ftl, (i % dies) as u32);
         }
+        held = held_sum / round as f64;
         written += round;
         waf = (ftl.stats.units_programmed - prog0) as f64
             / (ftl.stats.host_units_written - host0) as f64;
@@ -128,7 +158,11 @@ fn age_randomly(ftl: &mut Ftl, rng: &mut Rng) -> (u64, f64) {
         last_waf = waf;
     }
     ftl.seal_open_stripes();
-    (written, waf)
+    Aged {
+        overwrite_units: written,
+        waf,
+        held_blocks: held,
+    }
 }
 
 /// Prepare `ftl` (fresh from `Ftl::new`) in the given state.
@@ -193,10 +227,10 @@ fn prepare_on_own_dies(
             let mut rng = Rng::derive(seed, 0x5EAD);
             if ftl.geo.total_units() <= DIRECT_LIMIT_UNITS {
                 fill_sequential(ftl);
-                let (w, waf) = age_randomly(ftl, &mut rng);
+                let aged = age_randomly(ftl, &mut rng);
                 info.method = "direct";
-                info.overwrite_units = w;
-                info.steady_waf = waf;
+                info.overwrite_units = aged.overwrite_units;
+                info.steady_waf = aged.waf;
             } else {
                 let (w, waf) = steady_by_proxy(ftl, dev, &mut rng);
                 info.method = "proxy";
@@ -448,50 +482,109 @@ fn fill_slc(ftl: &mut Ftl, order: SlcFill, seed: u64) {
 }
 
 /// A one-die device with the same block geometry, OP and GC thresholds, small
-/// enough to age functionally in well under a second.
+/// enough to age functionally in well under a second; its spare is set for a die
+/// that holds `first_guess_held_blocks` back from data.
 pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
+    proxy_device_holding(dev, first_guess_held_blocks(dev))
+}
+
+/// Blocks a die is expected to hold back from data under random overwrites before
+/// any is measured (`held_blocks`): paced GC keeps it between the threshold and one
+/// block above, burst GC between the threshold and the target; plus about one
+/// block's worth of unwritten space in its open host and GC blocks.
+fn first_guess_held_blocks(dev: &DeviceConfig) -> f64 {
+    let (lo, hi) = (
+        dev.ftl.gc_threshold_blocks as f64,
+        dev.ftl.gc_target_blocks as f64,
+    );
+    let free = match dev.ftl.gc_pacing {
+        GcPacing::Paced => lo + 0.5,
+        GcPacing::Burst => (lo + hi.max(lo)) / 2.0,
+    };
+    free + 1.0
+}
+
+/// The proxy of `dev` for a die whose GC holds `held_blocks` back from data (free
+/// blocks and unwritten open space: set by GC's thresholds, not the die's size).
+/// That reserve, and the translation blocks where the map lives in flash, are a
+/// larger share of the proxy's fewer blocks: the proxy's over-provisioning is set so
+/// that host data fills the blocks left for it to the same share as on the real
+/// die, the share greedy GC's steady state follows. (With the reserve taken as
+/// `gc_target_blocks + 2`, the proxy aged a 682-block die to a WAF of 5.5 where
+/// aging the die itself gives 6.6.)
+pub fn proxy_device_holding(dev: &DeviceConfig, held_blocks: f64) -> DeviceConfig {
     let mut p = dev.clone();
     p.nand.channels = 1;
     p.nand.dies_per_channel = 1;
     p.slc = Default::default();
     p.nand.blocks_per_plane = dev.native_blocks_per_die();
-    let upb = p.nand.planes_per_die as u64
+    let upb = (p.nand.planes_per_die as u64
         * p.nand.pages_per_block as u64
-        * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes());
-    let max_blocks = (PROXY_UNITS / upb).max(128) as u32;
+        * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes())) as f64;
+    let max_blocks = (PROXY_UNITS / upb as u64).max(128) as u32;
     p.nand.blocks_per_plane = p.nand.blocks_per_plane.min(max_blocks);
-    // GC keeps a fixed number of blocks free per die (plus the open frontiers): on the
-    // proxy's fewer blocks that reserve is a larger share, which would leave GC less
-    // spare to work with than on the real die and age it to a far higher WAF. Give
-    // the proxy the same usable spare share as the real die.
-    let reserve = (dev.ftl.gc_target_blocks + 2) as f64;
     let (real, small) = (
         dev.native_blocks_per_die().max(1) as f64,
         p.nand.blocks_per_plane.max(1) as f64,
     );
-    p.ftl.over_provisioning =
-        (dev.ftl.over_provisioning + reserve / small - reserve / real).clamp(0.0, 0.9);
+    let left_for_host = |d: &DeviceConfig, blocks: f64| {
+        (blocks - held_blocks - translation_blocks_per_die(d)).max(1.0) * upb
+    };
+    let fill = host_units_per_die(dev) / left_for_host(dev, real);
+    // The proxy's map (hence its translation blocks) depends on its capacity: a few
+    // steps settle it.
+    for _ in 0..4 {
+        let want = fill * left_for_host(&p, small);
+        p.ftl.over_provisioning = (1.0 - want / (small * upb)).clamp(0.0, 0.9);
+    }
     p
 }
 
-/// Steady state built on a small proxy die and mapped onto every die (public for tests).
+/// Host units per die of `dev`.
+fn host_units_per_die(dev: &DeviceConfig) -> f64 {
+    let geo = Geometry::new(dev);
+    (dev.capacity_bytes() / geo.unit_bytes) as f64 / geo.dies.max(1) as f64
+}
+
+/// Blocks per die the map's own units fill where the map lives in flash: aging
+/// leaves them in translation blocks (GC moves them there from the fill's blocks).
+fn translation_blocks_per_die(dev: &DeviceConfig) -> f64 {
+    let geo = Geometry::new(dev);
+    let per_die = translation_units(dev, &geo) as f64 / geo.dies.max(1) as f64;
+    (per_die / geo.units_per_block.max(1) as f64).ceil()
+}
+
+/// Steady state built on a small proxy die and mapped onto every die (public for
+/// tests). The proxy is aged once on the expected reserve; if the blocks it held
+/// back differ from that by more than a tenth of a block, once more on the
+/// measured figure (GC's reserve is set by its thresholds, not the die's size, so
+/// the second proxy holds what the first did).
 pub fn steady_by_proxy(ftl: &mut Ftl, dev: &DeviceConfig, rng: &mut Rng) -> (u64, f64) {
-    let pdev = proxy_device(dev);
-    let mut proxy = Ftl::new(&pdev, false);
+    let guess = first_guess_held_blocks(dev);
+    let mut proxy = Ftl::new(&proxy_device_holding(dev, guess), false);
     fill_sequential(&mut proxy);
-    let (w, waf) = age_randomly(&mut proxy, rng);
+    let mut aged = age_randomly(&mut proxy, rng);
+    if (aged.held_blocks - guess).abs() > 0.1 {
+        let w = aged.overwrite_units;
+        proxy = Ftl::new(&proxy_device_holding(dev, aged.held_blocks), false);
+        fill_sequential(&mut proxy);
+        aged = age_randomly(&mut proxy, rng);
+        aged.overwrite_units += w;
+    }
     let free_per_die = proxy.free_blocks(0) as usize;
-    // Full blocks only: the proxy's open frontiers are partly written, and each proxy
-    // block stands for many blocks of a real die, which would all become cheap victims.
+    // Full host-data blocks only: the proxy's open frontiers are partly written, and
+    // each proxy block stands for many blocks of a real die, which would all become
+    // cheap victims; translation blocks are written again on the real die
+    // (`write_translation_pages`).
     let mut sorted: Vec<u32> = proxy
         .blocks
         .iter()
-        .filter(|b| b.state == BlockState::Full)
+        .filter(|b| b.state == BlockState::Full && !b.map)
         .map(|b| b.valid)
         .collect();
     sorted.sort_unstable();
     apply_distribution(ftl, &sorted, free_per_die, rng);
-    (w, waf)
+    (aged.overwrite_units, aged.waf)
 }
 
 /// Give every die of `ftl` `free_per_die` free blocks and valid counts following the
