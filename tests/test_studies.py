@@ -178,7 +178,7 @@ def test_program_delay_longer_holds_cost_throughput():
     """Alpha sets how short the measured program-to-read delay must be for a program to be
     held (below data-in + alpha): a large alpha holds programs the reads do not answer, and
     the drive loses throughput (docs/validation.md, section 2: the full-size 2 TB drive
-    -3.7 % at 100 us, -32 % at 500 us). Measured on the quick drives (1/4 size, 2 TB, seed
+    -6.0 % at 100 us, -34.6 % at 500 us). Measured on the quick drives (1/4 size, 2 TB, seed
     1, dies 99 % busy): -4.3 % at 20 us, -38.1 % at 500 us; the runs are deterministic."""
     import ssdlab
     from ssdlab.studies.program_delay import devices, workload
