@@ -121,9 +121,9 @@ FIGURE_WHY: dict[str, str] = {
         "presets write GC's moves a stripe at a time round the dies (`ftl.gc_destination = "
         "'striped'`, an assumption: before, each collecting die gathered a stripe of its own "
         "in the 980's 768 KiB SRAM and its dies idled, 2.8-2.9 K IOPS). The model's aged "
-        "980 1 TB now runs at 26.1-26.6 K IOPS (not settled by 24 s) against its 980 PRO's "
-        "136-137 K (both fold their SLC area in the foreground part of the time, docs/"
-        "seed000.md, sixth session), +411..424 % at every queue count, where the seed's is "
+        "980 1 TB now runs at 23.8-24.5 K IOPS (not settled by 24 s) against its 980 PRO's "
+        "123-126 K (both fold their SLC area in the foreground part of the time, docs/"
+        "seed000.md, sixth session), +405..427 % at every queue count, where the seed's is "
         "+1,169..1,718 % at "
         "1Q-8Q and +383 % at Max-Q: Max-Q reproduced, the rest the direction with a smaller "
         "gap; the model has no mechanism that makes the 980 gain with queues (the seed's "
@@ -139,7 +139,7 @@ FIGURE_WHY: dict[str, str] = {
         "an Aging label). " + _SHEETS_RANDOM + "."
     ),
     "rw16-high-aging": (
-        "As the T1 Aging panel: the model's +404..+450 % against the seed's +647..+948 % "
+        "As the T1 Aging panel: the model's +418..+437 % against the seed's +647..+948 % "
         "(labels not assigned to queue counts): two within a factor of 2."
     ),
     "rr1-low-aging": ("Seed: DRAM +15 %. " + _SPAN + "."),
@@ -240,8 +240,9 @@ BULLET_WHY: dict[str, str] = {
         "write (map updates are logged in the SRAM journal whatever the grant). The rule "
         "reads the trend's sign from 1Q to Max-Q, which moves within the points' unsettled "
         "scatter (-0.5 % on 2026-11-29, fifth session; +3.0 % since the row-at-a-time GC "
-        "reads, +2.1 % since GC's stripes program in order on 2026-11-30, the same at "
-        "every grant): the verdict of this bullet and the next flips "
+        "reads, +2.1 % since GC's stripes program in order on 2026-11-30, +2.6 % since "
+        "the preparation ages the dies as far as aging one directly, the same at every "
+        "grant): the verdict of this bullet and the next flips "
         "with noise, not with a mechanism."
     ),
     "hs-rw1-max-rises-with-queues-aging": (
