@@ -12,10 +12,11 @@
 //!   to the same share as on the real die: GC's reserve is a fixed number of blocks
 //!   per die, measured on the proxy as it ages), and its per-block valid-unit
 //!   distribution is mapped by quantiles onto every die of the real drive; logical
-//!   units are then dealt to the valid slots by a seeded pseudo-random permutation. Under uniform random writes
-//!   which logical unit survives in which block is exchangeable, so the result has the
-//!   same statistics as a long random-write run (checked by tests against the direct
-//!   method and against a timed fill).
+//!   units are then dealt to the valid slots by a seeded pseudo-random permutation.
+//!   Under uniform random writes which logical unit survives in which block is
+//!   exchangeable, so the result has the same statistics as a long random-write run
+//!   (checked by tests against the direct method, on one die cut from several presets,
+//!   and against a timed fill).
 //!
 //! Seed 000's drive states, for drives with an SLC cache (without one, sustain is
 //! fresh and aging is steady):
@@ -481,9 +482,9 @@ fn fill_slc(ftl: &mut Ftl, order: SlcFill, seed: u64) {
     ftl.seal_open_stripes();
 }
 
-/// A one-die device with the same block geometry, OP and GC thresholds, small
-/// enough to age functionally in well under a second; its spare is set for a die
-/// that holds `first_guess_held_blocks` back from data.
+/// A one-die device with the same block geometry and GC thresholds, small enough to
+/// age functionally in well under a second; its spare is set for a die that holds
+/// `first_guess_held_blocks` back from data (`proxy_device_holding`).
 pub fn proxy_device(dev: &DeviceConfig) -> DeviceConfig {
     proxy_device_holding(dev, first_guess_held_blocks(dev))
 }
