@@ -204,9 +204,7 @@ fn proxy_ages_a_die_as_far_as_aging_it_directly() {
         dev.nand.dies_per_channel = 1;
         dev.nand.dies_per_chip = 1;
         dev.slc = Default::default();
-        let upb = dev.nand.planes_per_die as u64
-            * dev.nand.pages_per_block as u64
-            * (dev.nand.page_size.bytes() / dev.ftl.mapping_unit.bytes());
+        let upb = ssdlab_core::nand::Geometry::new(&dev).units_per_block as u64;
         dev.nand.blocks_per_plane = (DIRECT_LIMIT_UNITS / upb) as u32;
         let proxy_blocks = proxy_device(&dev).nand.blocks_per_plane;
         assert!(

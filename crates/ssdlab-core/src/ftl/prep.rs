@@ -519,9 +519,7 @@ pub fn proxy_device_holding(dev: &DeviceConfig, held_blocks: f64) -> DeviceConfi
     p.nand.dies_per_channel = 1;
     p.slc = Default::default();
     p.nand.blocks_per_plane = dev.native_blocks_per_die();
-    let upb = (p.nand.planes_per_die as u64
-        * p.nand.pages_per_block as u64
-        * (p.nand.page_size.bytes() / p.ftl.mapping_unit.bytes())) as f64;
+    let upb = Geometry::new(dev).units_per_block as f64;
     let max_blocks = (PROXY_UNITS / upb as u64).max(128) as u32;
     p.nand.blocks_per_plane = p.nand.blocks_per_plane.min(max_blocks);
     let (real, small) = (
