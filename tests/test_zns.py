@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import ssdlab
-from ssdlab.cli import main
+from ssdlab.cli import main, parse_zone_op
 from ssdlab.fio import load_jobfile, simulate_jobfile
 
 ZNS = '\n[zns]\nzone_size_bytes = "1MiB"\nmax_open_zones = 4\n'
@@ -147,6 +147,44 @@ def test_cli_zone_append_and_zone_op(zoned, tmp_path, capsys):
     capsys.readouterr()
     assert main(["run", "--device", str(zoned), "--zone-op", "1ms:shut:3"]) == 2
     assert "--zone-op" in capsys.readouterr().err
+
+
+ZRWA = 'zrwa_bytes = "64KiB"\nzrwa_flush_bytes = "32KiB"\n'
+
+
+def test_api_and_cli_zrwa_rewrites_and_flush(zoned, tmp_path, capsys):
+    """A zone opened with a ZRWA takes 64 writes over its first 64 KiB in the buffer; a
+    flush at 6 ms commits them: two program units for 256 KiB the host wrote."""
+    dev = tmp_path / "tiny-zrwa.toml"
+    dev.write_text(zoned.read_text() + ZRWA)
+    jobs = {"jobs": [
+        {"rw": "randread", "runtime": "1ms", "offset": "5MiB", "size": "1MiB", "group": 0,
+         "zone_ops": [{"at": 0, "action": "open_zrwa", "zone": 0},
+                      {"at": "6ms", "action": "flush", "zone": 0, "upto": "64KiB"}]},
+        {"rw": "write", "bs": "4k", "size": "64KiB", "number_ios": 64, "group": 1},
+        {"rw": "randread", "runtime": "10ms", "offset": "5MiB", "size": "1MiB", "group": 1},
+    ]}  # fmt: skip
+    r = ssdlab.run(str(dev), jobs, state="fresh")
+    z = r["device"]["zns"]
+    assert z["errors_total"] == 0 and z["programs"] == 2, z
+    assert z["zrwa"]["rewritten_bytes"] == 48 * 4096 and z["zrwa"]["explicit_flushes"] == 1
+    assert "zrwa:" in r.summary() and "explicit=1" in r.summary()
+    # The CLI: the same open and flush as --zone-op.
+    out = tmp_path / "r.json"
+    args = ["run", "--device", str(dev), "--rw", "write", "--bs", "4k", "--size", "64KiB"]
+    args += ["--number_ios", "64", "--state", "fresh"]
+    args += ["--zone-op", "0:open_zrwa:0", "--json", str(out)]
+    assert main(args) == 0
+    z = json.loads(out.read_text())["device"]["zns"]
+    assert z["errors_total"] == 0 and z["programs"] == 0, z
+    assert z["zrwa"]["rewritten_bytes"] == 48 * 4096 and z["zrwa"]["zones"] == 1, z
+    assert parse_zone_op("2ms:flush:3:64KiB") == {
+        "at": "2ms", "action": "flush", "zone": 3, "upto": "64KiB"
+    }  # fmt: skip
+    capsys.readouterr()
+    for bad in ("1ms:flush:3", "1ms:open:3:64KiB", "1ms:flush:3:"):
+        assert main(["run", "--device", str(dev), "--zone-op", bad]) == 2
+        assert "--zone-op" in capsys.readouterr().err
 
 
 def test_zn540_presets_are_shipped():

@@ -320,17 +320,30 @@ def parse_event(text: str) -> dict:
     return event
 
 
-ZONE_ACTIONS = ("open", "close", "finish", "reset")
+ZONE_ACTIONS = ("open", "close", "finish", "reset", "open_zrwa", "flush")
 
 
 def parse_zone_op(text: str) -> dict:
-    """``--zone-op AT:ACTION:ZONE`` (e.g. ``5ms:finish:3``) as one entry of the workload's
-    ``zone_ops``: a Zone Management Send on a zoned drive."""
+    """``--zone-op AT:ACTION:ZONE`` (e.g. ``5ms:finish:3``), or ``AT:flush:ZONE:UPTO``
+    (e.g. ``2ms:flush:3:64KiB``: commit the zone's ZRWA up to its first 64 KiB), as one
+    entry of the workload's ``zone_ops``: a Zone Management Send on a zoned drive."""
     parts = text.split(":")
-    allowed = f"AT:ACTION:ZONE, ACTION one of {', '.join(ZONE_ACTIONS)}, ZONE a zone number"
-    if len(parts) != 3 or not parts[0] or parts[1] not in ZONE_ACTIONS or not parts[2].isdigit():
+    allowed = (
+        f"AT:ACTION:ZONE, ACTION one of {', '.join(ZONE_ACTIONS)}, ZONE a zone number; "
+        "flush takes AT:flush:ZONE:UPTO, UPTO the bytes from the zone's start it commits"
+    )
+    flush = len(parts) == 4 and parts[1] == "flush" and bool(parts[3])
+    if (
+        not ((len(parts) == 3 and parts[1] != "flush") or flush)
+        or not parts[0]
+        or parts[1] not in ZONE_ACTIONS
+        or not parts[2].isdigit()
+    ):
         raise UsageError(f"--zone-op: '{outputs.shown(text)}' is not allowed ({allowed})")
-    return {"at": parts[0], "action": parts[1], "zone": int(parts[2])}
+    op = {"at": parts[0], "action": parts[1], "zone": int(parts[2])}
+    if flush:
+        op["upto"] = parts[3]
+    return op
 
 
 def verify_verdict(data: dict, label: str = "") -> int:
@@ -511,7 +524,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="AT:ACTION:ZONE",
         help="zoned drive: a Zone Management Send at a set time (repeatable): ACTION open, "
-        "close, finish or reset; e.g. 5ms:finish:3 (docs/zns-fdp.md)",
+        "close, finish, reset or open_zrwa (open with a Zone Random Write Area); e.g. "
+        "5ms:finish:3; AT:flush:ZONE:UPTO commits a ZRWA, e.g. 2ms:flush:3:64KiB "
+        "(docs/zns-fdp.md)",
     )
     p.add_argument(
         "--state",

@@ -156,8 +156,22 @@ def zns_lines(d: dict[str, Any]) -> list[str]:
             else ""
         ),
         f"  zns errors: {err}",
+        *_zrwa_lines(z.get("zrwa")),
         f"  memory: per-zone map {z.get('map_bytes', 0):,} B (a page map of this namespace: "
         f"{_mib(z.get('page_map_bytes', 0))})",
+    ]
+
+
+def _zrwa_lines(zr: dict[str, Any] | None) -> list[str]:
+    """The zoned drive's Zone Random Write Areas (``device.zns.zrwa``), if it has them."""
+    if not zr:
+        return []
+    return [
+        f"  zrwa: {_mib(zr.get('zrwa_bytes', 0))} a zone (flushed by "
+        f"{zr.get('flush_granularity_bytes', 0) // 1024:,} KiB), {zr.get('zones', 0):,} held  "
+        f"commits: implicit={zr.get('implicit_flushes', 0):,}  "
+        f"explicit={zr.get('explicit_flushes', 0):,}  "
+        f"rewritten in the buffer {_mib(zr.get('rewritten_bytes', 0))}"
     ]
 
 

@@ -145,6 +145,44 @@ fn zone_ops_drive_the_zone_state_machine() {
     assert_eq!(r["write"]["total_ios"], 3);
 }
 
+/// A zone opened with a Zone Random Write Area (`open_zrwa`) takes a job's rewrites of
+/// its first 64 KiB in the controller; a scheduled `flush` commits them: two program
+/// units reach the flash for 256 KiB the host wrote.
+#[test]
+fn zone_ops_open_a_zrwa_and_flush_it() {
+    let dev = zoned(&["zns.zrwa_bytes=\"64KiB\"", "zns.zrwa_flush_bytes=\"32KiB\""]);
+    let r = simulate(
+        &dev,
+        r#"{"jobs":[
+            {"rw":"randread","bs":"4k","iodepth":1,"runtime":"1ms","offset":"5MiB",
+             "size":"1MiB","group":0,
+             "zone_ops":[{"at":0,"action":"open_zrwa","zone":0},
+                         {"at":"6ms","action":"flush","zone":0,"upto":"64KiB"}]},
+            {"rw":"write","bs":"4k","iodepth":1,"size":"64KiB","number_ios":64,"group":1},
+            {"rw":"randread","bs":"4k","iodepth":1,"runtime":"10ms","offset":"5MiB",
+             "size":"1MiB","group":1}]}"#,
+        DriveState::Fresh,
+    );
+    let z = zns(&r);
+    assert_eq!(z["errors_total"], 0, "{z}");
+    assert_eq!(z["host_bytes_written"], 64 * 4096, "{z}");
+    assert_eq!(z["zrwa"]["rewritten_bytes"], 48 * 4096, "{z}");
+    assert_eq!(z["zrwa"]["explicit_flushes"], 1, "{z}");
+    assert_eq!(z["programs"], 2, "{z}");
+    assert_eq!(z["zones_by_state"]["explicitly_open"], 1, "{z}");
+    assert_eq!(r["write"]["total_ios"], 64);
+    // `upto` belongs to a flush, and a flush needs it.
+    for ops in [
+        r#"[{"at":0,"action":"flush","zone":0}]"#,
+        r#"[{"at":0,"action":"open","zone":0,"upto":"64KiB"}]"#,
+        r#"[{"at":0,"action":"flush","zone":0,"upto":"6KiB"}]"#,
+    ] {
+        let wl = format!(r#"{{"rw":"read","zone_ops":{ops}}}"#);
+        let e = common::try_run_jobs(&dev, &wl, DriveState::Fresh, false).unwrap_err();
+        assert!(e.contains("zone_ops[0].upto"), "{e}");
+    }
+}
+
 /// fio's zbd jobs finish a zone whose remainder is below the block size and go on to the
 /// next zone (zone capacity 768 KiB, 320 KiB writes: two a zone, then a Zone Finish).
 #[test]

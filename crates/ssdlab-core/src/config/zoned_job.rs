@@ -144,12 +144,17 @@ impl ZonedJob {
 
 /// What a scheduled Zone Management Send does (NVMe ZNS, Zone Send Action).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum ZoneOpAction {
     Open,
     Close,
     Finish,
     Reset,
+    /// Open explicitly with a Zone Random Write Area (Open Zone, ZRWAA set; the drive
+    /// needs `zns.zrwa_bytes`).
+    OpenZrwa,
+    /// Flush Explicit ZRWA Range: commit the zone's first `upto` bytes.
+    Flush,
 }
 
 /// One Zone Management Send a job sends at a set time (the workload's `zone_ops`), on
@@ -159,8 +164,13 @@ pub enum ZoneOpAction {
 pub struct ZoneOpConfig {
     /// Simulated time from the start of the run (bare number: seconds).
     pub at: Secs,
-    /// open (explicitly), close, finish or reset.
+    /// open (explicitly), close, finish, reset, open_zrwa (open with a ZRWA) or flush
+    /// (commit a ZRWA up to `upto`).
     pub action: ZoneOpAction,
     /// The zone (zone i starts at byte i x the drive's zone size).
     pub zone: u64,
+    /// flush only: the bytes from the zone's start committed after it (a multiple of
+    /// the drive's ZRWA flush granularity past the write pointer, or the capacity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upto: Option<Bytes>,
 }

@@ -40,10 +40,12 @@ mod write_split;
 mod zoned;
 mod zoned_hostlog;
 mod zoned_ops;
+mod zoned_read;
 mod zoned_report;
 #[cfg(test)]
 mod zoned_tests;
 mod zoned_zbd;
+mod zoned_zrwa;
 
 use crate::config::{ConfigError, DeviceConfig, QueuePolicy, WorkloadConfig};
 use crate::controller::{Cores, DieQueues, Slab, Txn, WriteBuffer};

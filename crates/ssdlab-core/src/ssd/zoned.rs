@@ -34,6 +34,10 @@
 //!   programmed; the command completes once that program is queued. Open and close
 //!   (`zone_ops`) change the zone's state only. Zone Append: `zoned_ops.rs`.
 //!
+//! - Zone Random Write Area (`zns.zrwa_bytes`; a zone opened with `OpenZrwa`): writes
+//!   anywhere in the ZRWA stay in the buffer until a commit moves the write pointer
+//!   (`zoned_zrwa.rs`).
+//!
 //! Simplifies: no page map, no GC, no SLC cache, no read cache (validation refuses the
 //! last two with `[zns]`); the page-map settings of the device (`[map]`) are unused:
 //! the per-zone map (8 bytes a zone) is always resident. Zone data arrives in the order
@@ -42,10 +46,10 @@
 //! programmed; `fresh` has every zone empty; other states are refused. Flush waits
 //! for queued programs only (a zone's partly filled unit stays in the buffer).
 
+use super::zoned_read::LbaSource;
 use super::{Cmd, Ssd};
 use crate::controller::{Txn, TxnKind};
 use crate::ftl::prep::DriveState;
-use crate::sim::Ns;
 use crate::workload::OpKind;
 use crate::zns::{Layout, Namespace, ZnsStatus, ZoneAction};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -71,6 +75,8 @@ struct ZoneRun {
     /// Commands waiting for the zone (writes for its erases; resets and finishes for
     /// its writes in flight), in arrival order.
     waiting: Vec<u32>,
+    /// The zone's ZRWA data (`zoned_zrwa.rs`), from its open with a ZRWA to its reset.
+    zrwa: Option<Box<super::zoned_zrwa::ZrwaRun>>,
 }
 
 impl ZoneRun {
@@ -104,11 +110,11 @@ struct ResetRun {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Oracle {
     next: u32,
-    shadow: Vec<u32>,
-    flash: Vec<(u32, u32)>,
+    pub(super) shadow: Vec<u32>,
+    pub(super) flash: Vec<(u32, u32)>,
     /// Program transactions' data, and read transactions' expectations.
     programs: HashMap<u32, Vec<(u32, u32, u32)>>,
-    reads: HashMap<u32, Vec<(u32, u32, u32)>>,
+    pub(super) reads: HashMap<u32, Vec<(u32, u32, u32)>>,
     pub(super) checked: u64,
     pub(super) mismatches: u64,
 }
@@ -125,6 +131,8 @@ pub(super) struct Counters {
     pub(super) programs: u64,
     pub(super) pad_programs: u64,
     pub(super) flash_reads: u64,
+    /// LBAs rewritten in a ZRWA (replaced in the buffer, never programmed).
+    pub(super) zrwa_rewritten_lbas: u64,
     pub(super) errors: BTreeMap<u8, u64>,
 }
 
@@ -230,8 +238,47 @@ impl ZonedRun {
         let u = self.unit_bytes;
         self.zones
             .iter()
-            .map(|z| z.arrived_bytes.saturating_sub(z.queued_units * u) / self.lba_bytes)
+            .map(|z| {
+                z.arrived_bytes.saturating_sub(z.queued_units * u) / self.lba_bytes
+                    + z.zrwa.as_ref().map_or(0, |r| r.held_lbas())
+            })
             .sum()
+    }
+
+    /// LBAs (mapping units) in a program unit.
+    pub(super) fn unit_lbas(&self) -> u64 {
+        self.unit_lbas
+    }
+    pub(super) fn zone_zrwa(&self, zone: u64) -> Option<&super::zoned_zrwa::ZrwaRun> {
+        self.zones[zone as usize].zrwa.as_deref()
+    }
+    pub(super) fn zone_zrwa_mut(&mut self, zone: u64) -> Option<&mut super::zoned_zrwa::ZrwaRun> {
+        self.zones[zone as usize].zrwa.as_deref_mut()
+    }
+    pub(super) fn zone_queued_units(&self, zone: u64) -> u64 {
+        self.zones[zone as usize].queued_units
+    }
+    pub(super) fn zone_set_queued(&mut self, zone: u64, units: u64) {
+        self.zones[zone as usize].queued_units = units;
+    }
+    pub(super) fn zone_programmed(&self, zone: u64, unit: u64) -> bool {
+        self.zones[zone as usize].programmed(unit)
+    }
+    pub(super) fn has_zrwa(&self, zone: u64) -> bool {
+        self.zones[zone as usize].zrwa.is_some()
+    }
+
+    /// Where a read of byte `off` of zone `zone` (no ZRWA) finds its data: beyond what
+    /// arrived nowhere, in the buffer until its unit of `unit_bytes` is programmed.
+    pub(super) fn plain_source(&self, zone: u64, off: u64, unit_bytes: u64) -> LbaSource {
+        let zr = &self.zones[zone as usize];
+        if off >= zr.arrived_bytes {
+            LbaSource::Zero
+        } else if !zr.programmed(off / unit_bytes) {
+            LbaSource::Buffer
+        } else {
+            LbaSource::Flash
+        }
     }
 
     /// The host sees command `cmd`'s completion: its zoned error, if it failed.
@@ -282,7 +329,7 @@ impl Ssd {
     }
 
     /// The command's LBA range, or Invalid Field if it is not in whole LBAs.
-    fn zoned_lbas(&mut self, c: &Cmd) -> Result<(u64, u64), ZnsStatus> {
+    pub(super) fn zoned_lbas(&mut self, c: &Cmd) -> Result<(u64, u64), ZnsStatus> {
         let lba = self.zoned().lba_bytes;
         if !c.offset.is_multiple_of(lba) || !c.len.is_multiple_of(lba) || c.len == 0 {
             return Err(ZnsStatus::InvalidField);
@@ -291,7 +338,7 @@ impl Ssd {
     }
 
     /// Complete `cmd` with zoned status `s`.
-    fn zoned_fail(&mut self, cmd: u32, s: ZnsStatus) {
+    pub(super) fn zoned_fail(&mut self, cmd: u32, s: ZnsStatus) {
         let z = self.zoned();
         *z.c.errors.entry(s.code()).or_default() += 1;
         z.failed.insert(cmd, s);
@@ -332,12 +379,17 @@ impl Ssd {
         let z = self.zoned();
         let zr = &mut z.zones[zone as usize];
         zr.in_flight += 1;
+        let zrwa = zr.zrwa.is_some();
         let w = PendingWrite {
             zone,
             gen: zr.gen,
             off: (slba - zone * z.zone_lbas) * z.lba_bytes,
         };
         z.writes.insert(cmd, w);
+        if zrwa {
+            let first = slba - zone * z.zone_lbas;
+            self.zrwa_write_accepted(zone, first, nlb);
+        }
         self.admit_write_now(cmd);
     }
 
@@ -352,8 +404,17 @@ impl Ssd {
         zr.in_flight -= 1;
         let mut units = Vec::new();
         let mut drop_units = 0;
+        let zrwa = zr.zrwa.is_some();
         if w.gen != zr.gen {
             drop_units = c.len / z.lba_bytes; // reset under it: nothing to keep
+        } else if zrwa {
+            if let Some(o) = &mut z.oracle {
+                let first = w.zone * z.zone_lbas + w.off / z.lba_bytes;
+                for lba in first..first + c.len / z.lba_bytes {
+                    o.shadow[lba as usize] = o.next;
+                    o.next += 1;
+                }
+            }
         } else {
             zr.early.insert(w.off, c.len);
             while let Some(len) = zr.early.remove(&zr.arrived_bytes) {
@@ -372,8 +433,12 @@ impl Ssd {
             }
         }
         let (zone, idle) = (w.zone, zr.in_flight == 0);
+        let (lba_bytes, same_gen) = (z.lba_bytes, w.gen == zr.gen);
         for u in units {
             self.zoned_queue_program(zone, u, false);
+        }
+        if zrwa && same_gen {
+            self.zrwa_data_in(zone, w.off / lba_bytes, c.len / lba_bytes);
         }
         self.post_completion(cmd, stored);
         if drop_units > 0 {
@@ -388,7 +453,7 @@ impl Ssd {
     }
 
     /// Queue the program of unit `unit` of `zone` on its die (`pad`: a finish's).
-    fn zoned_queue_program(&mut self, zone: u64, unit: u64, pad: bool) {
+    pub(super) fn zoned_queue_program(&mut self, zone: u64, unit: u64, pad: bool) {
         let z = self.zoned.as_mut().expect("zoned");
         let p = z.layout.page_at(zone, unit * z.unit_bytes);
         let gen = z.zones[zone as usize].gen;
@@ -413,8 +478,10 @@ impl Ssd {
             erase_count: gen,
             seq: 0,
         });
+        let zrwa = z.zones[zone as usize].zrwa.is_some();
         if let Some(o) = &mut z.oracle {
-            // What the program writes: each unit's LBA and version (pads hold none).
+            // What the program writes: each unit's LBA and version (pads hold none; a
+            // ZRWA unit's LBAs never written are programmed, reading as version 0).
             let first = zone * z.zone_lbas + unit * z.unit_lbas;
             let data: Vec<(u32, u32, u32)> = (0..z.unit_lbas)
                 .map(|k| {
@@ -423,7 +490,7 @@ impl Ssd {
                     let pun = pun_of(geo, &z.layout, z.zone_lbas, lba);
                     (pun, lba as u32, v)
                 })
-                .filter(|e| e.2 != 0)
+                .filter(|e| e.2 != 0 || zrwa)
                 .collect();
             o.programs.insert(t, data);
         }
@@ -459,100 +526,6 @@ impl Ssd {
             }
         }
         self.host_program_done(tx.die);
-    }
-
-    fn zoned_read(&mut self, cmd: u32, c: Cmd) {
-        let (slba, nlb) = match self.zoned_lbas(&c) {
-            Ok(r) => r,
-            Err(s) => return self.zoned_fail(cmd, s),
-        };
-        if let Err(s) = self.zoned().ns.read(slba, nlb) {
-            return self.zoned_fail(cmd, s);
-        }
-        let now = self.now();
-        let (mut zero_bytes, mut buffer_bytes, mut pending) = (0u64, 0u64, 0u32);
-        let mut open: Option<u32> = None;
-        let mut expect: Vec<(u32, u32, u32)> = Vec::new();
-        let (lba_bytes, zone_lbas, unit_bytes) = {
-            let z = self.zoned();
-            (z.lba_bytes, z.zone_lbas, z.unit_bytes)
-        };
-        let zone = slba / zone_lbas;
-        for lba in slba..slba + nlb {
-            let z = self.zoned.as_ref().expect("zoned");
-            let zr = &z.zones[zone as usize];
-            let off = (lba - zone * zone_lbas) * lba_bytes;
-            let verify = z.oracle.as_ref().map(|o| o.shadow[lba as usize]);
-            if off >= zr.arrived_bytes {
-                zero_bytes += lba_bytes; // no data: deallocated, read as zeroes
-                self.zoned_expect_none(verify);
-                continue;
-            }
-            if !zr.programmed(off / unit_bytes) {
-                buffer_bytes += lba_bytes;
-                self.counters.buffer_hits += 1;
-                continue;
-            }
-            let pun = pun_of(&self.geo, &z.layout, zone_lbas, lba);
-            let e = (pun, lba as u32, verify.unwrap_or(0));
-            let verifying = verify.is_some();
-            if let Some(t) = open {
-                if self.extend_read_txn(t, TxnKind::UserRead, pun, lba as u32, lba_bytes) {
-                    if verifying {
-                        expect.push(e);
-                    }
-                    continue;
-                }
-                self.zoned_queue_read(t, std::mem::take(&mut expect));
-            }
-            open = Some(self.read_txn(TxnKind::UserRead, cmd, pun, lba as u32, lba_bytes));
-            if verifying {
-                expect.push(e);
-            }
-            pending += 1;
-        }
-        if let Some(t) = open {
-            self.zoned_queue_read(t, expect);
-        }
-        self.zoned().c.flash_reads += pending as u64;
-        self.counters.user_read_txns += pending as u64;
-        let mut ready: Ns = now;
-        if zero_bytes + buffer_bytes > 0 {
-            let at = self.write_buffer_read(now, buffer_bytes);
-            ready = self.pcie.send_up(at, zero_bytes + buffer_bytes) - self.pcie.latency;
-        }
-        if pending == 0 {
-            self.post_completion(cmd, ready);
-        } else {
-            self.cmds.get_mut(cmd).pending = pending;
-        }
-    }
-
-    /// The oracle: an LBA read as deallocated must hold no data.
-    fn zoned_expect_none(&mut self, shadow: Option<u32>) {
-        if let (Some(v), Some(o)) = (shadow, &mut self.zoned().oracle) {
-            o.checked += 1;
-            o.mismatches += (v != 0) as u64;
-        }
-    }
-
-    /// Queue read transaction `t`, with the oracle's expectations of its units.
-    fn zoned_queue_read(&mut self, t: u32, expect: Vec<(u32, u32, u32)>) {
-        if let Some(o) = &mut self.zoned().oracle {
-            o.reads.insert(t, expect);
-        }
-        self.queue_user_read(t);
-    }
-
-    /// A zoned read transaction sensed its page: the oracle checks what it holds.
-    pub(super) fn zoned_sensed(&mut self, t: u32) {
-        let Some(o) = self.zoned.as_mut().and_then(|z| z.oracle.as_mut()) else {
-            return;
-        };
-        for (pun, lba, v) in o.reads.remove(&t).unwrap_or_default() {
-            o.checked += 1;
-            o.mismatches += (o.flash[pun as usize] != (lba, v)) as u64;
-        }
     }
 
     /// A zone management action (a trim of whole zones is a reset of each).
@@ -624,7 +597,8 @@ impl Ssd {
         match action {
             ZoneAction::Reset => {
                 let u = z.unit_bytes;
-                let partial = zr.arrived_bytes.saturating_sub(zr.queued_units * u) / z.lba_bytes;
+                let partial = zr.arrived_bytes.saturating_sub(zr.queued_units * u) / z.lba_bytes
+                    + zr.zrwa.as_ref().map_or(0, |r| r.held_lbas());
                 let blocks = z.layout.blocks_holding(zone, zr.queued_units * u);
                 let gen = zr.gen.wrapping_add(1);
                 *zr = ZoneRun {
@@ -645,6 +619,11 @@ impl Ssd {
                 }
                 Ok(blocks.len() as u32)
             }
+            ZoneAction::Finish if zr.zrwa.is_some() => {
+                z.c.finishes += 1;
+                self.zrwa_commit(zone, true); // all it holds, padded to whole units
+                Ok(0)
+            }
             ZoneAction::Finish => {
                 z.c.finishes += 1;
                 let u = z.unit_bytes;
@@ -661,6 +640,15 @@ impl Ssd {
             }
             ZoneAction::Open => {
                 z.c.opens += 1;
+                Ok(0)
+            }
+            ZoneAction::OpenZrwa => {
+                z.c.opens += 1;
+                zr.zrwa = Some(Default::default());
+                Ok(0)
+            }
+            ZoneAction::FlushZrwa => {
+                self.zrwa_commit(zone, false);
                 Ok(0)
             }
             ZoneAction::Close => {
@@ -737,7 +725,12 @@ impl Ssd {
 }
 
 /// The physical unit holding `lba` (LBA = mapping unit on a zoned drive).
-fn pun_of(geo: &crate::nand::Geometry, layout: &Layout, zone_lbas: u64, lba: u64) -> u32 {
+pub(super) fn pun_of(
+    geo: &crate::nand::Geometry,
+    layout: &Layout,
+    zone_lbas: u64,
+    lba: u64,
+) -> u32 {
     let p = layout.page_of_lba(lba);
     let in_page = ((lba % zone_lbas) * geo.unit_bytes % geo.page_bytes / geo.unit_bytes) as u32;
     geo.block_base(geo.block_id(p.die, p.block))

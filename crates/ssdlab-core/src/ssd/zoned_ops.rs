@@ -9,7 +9,9 @@
 //!   pass see where the data went. Append limits (ZASL), full zones and zone
 //!   capacity give their NVMe statuses, counted as the drive's other zoned errors.
 //! - `zone_ops`: `{at, action, zone}` entries, each a Zone Management Send (explicit
-//!   open, close, finish or reset of one zone) submitted at `at` through the same NVMe
+//!   open, close, finish or reset of one zone; `open_zrwa`, an open with a Zone Random
+//!   Write Area, and `flush` with `upto`, Flush Explicit ZRWA Range committing the
+//!   zone's first `upto` bytes: `zoned_zrwa.rs`) submitted at `at` through the same NVMe
 //!   path, as a command of the first job not yet done, and timed as `zoned.rs` times zone
 //!   management. Like fio's zone resets they are not I/O in the job's figures; an
 //!   action the zone's state does not allow completes with 0xBF (invalid transition).
@@ -60,12 +62,19 @@ impl Ssd {
             ZoneOpAction::Close => ZoneAction::Close,
             ZoneOpAction::Finish => ZoneAction::Finish,
             ZoneOpAction::Reset => ZoneAction::Reset,
+            ZoneOpAction::OpenZrwa => ZoneAction::OpenZrwa,
+            ZoneOpAction::Flush => ZoneAction::FlushZrwa,
         };
-        let zone_bytes = {
+        let (zone_bytes, lba_bytes) = {
             let z = self.zoned();
-            z.zone_lbas * z.lba_bytes
+            (z.zone_lbas * z.lba_bytes, z.lba_bytes)
         };
-        self.zone_send(job as u32, action, op.zone * zone_bytes);
+        // A flush names the last LBA it commits (validated: upto >= one LBA).
+        let at = match (action, op.upto) {
+            (ZoneAction::FlushZrwa, Some(upto)) => upto.bytes() - lba_bytes,
+            _ => 0,
+        };
+        self.zone_send(job as u32, action, op.zone * zone_bytes + at);
     }
 
     /// The start (bytes) of the zone holding `offset`: a Zone Append's ZSLBA.

@@ -1,5 +1,6 @@
 //! The report's `device.zns` block: a zoned drive's zones by state, its host bytes,
-//! resets, finishes and flash operations, its zoned errors by status code, and the
+//! resets, finishes and flash operations, its zoned errors by status code, its Zone
+//! Random Write Areas (commits and rewrites, when it has them), and the
 //! memory of its per-zone map beside what a page-level map of the same namespace
 //! would take (4 bytes per mapping unit). Derived at report time from the counters
 //! `zoned.rs` keeps; nothing here changes the run.
@@ -47,6 +48,23 @@ pub struct ZnsStats {
     /// The host's log-structured store, when the jobs write through one (`host_log`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_log: Option<super::zoned_hostlog::HostLogStats>,
+    /// Zone Random Write Areas, on a drive with `zns.zrwa_bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zrwa: Option<ZrwaStats>,
+}
+
+/// The report's `device.zns.zrwa` block.
+#[derive(Clone, Debug, Serialize)]
+pub struct ZrwaStats {
+    pub zrwa_bytes: u64,
+    pub flush_granularity_bytes: u64,
+    /// Zones holding a ZRWA at the end of the run.
+    pub zones: u32,
+    /// Commits by writes past a ZRWA (implicit) and by Flush Explicit ZRWA Range.
+    pub implicit_flushes: u64,
+    pub explicit_flushes: u64,
+    /// Host bytes rewritten inside a ZRWA: replaced in the buffer, never programmed.
+    pub rewritten_bytes: u64,
 }
 
 fn state_name(s: ZoneState) -> &'static str {
@@ -108,6 +126,14 @@ impl Ssd {
                 .collect(),
             errors_total,
             host_log: self.host_log_stats(),
+            zrwa: (cfg.zrwa_bytes.bytes() > 0).then(|| ZrwaStats {
+                zrwa_bytes: cfg.zrwa_bytes.bytes(),
+                flush_granularity_bytes: cfg.zrwa_flush_bytes.bytes(),
+                zones: z.ns.zrwa_zones(),
+                implicit_flushes: z.ns.zrwa_implicit_flushes,
+                explicit_flushes: z.ns.zrwa_explicit_flushes,
+                rewritten_bytes: z.c.zrwa_rewritten_lbas * z.lba_bytes,
+            }),
         })
     }
 }

@@ -263,3 +263,198 @@ fn the_oracle_holds_under_random_zoned_commands_at_queue_depth() {
     let partial = ssd.zoned.as_ref().unwrap().partial_units();
     assert_eq!(ssd.buffer.used_units(), partial);
 }
+
+/// A drive whose zones may hold a 64 KiB ZRWA (16 LBAs) committed 32 KiB (one program
+/// unit, 8 LBAs) at a time.
+fn zrwa_drive(extra: &[&str]) -> Ssd {
+    let mut o = vec!["zns.zrwa_bytes=\"64KiB\"", "zns.zrwa_flush_bytes=\"32KiB\""];
+    o.extend_from_slice(extra);
+    drive(&o, DriveState::Fresh)
+}
+
+fn zrwa_stats(ssd: &Ssd) -> super::zoned_report::ZrwaStats {
+    ssd.zoned_stats().unwrap().zrwa.unwrap()
+}
+
+#[test]
+fn rewrites_in_a_zrwa_stay_in_the_buffer_until_a_flush_commits_them() {
+    let mut ssd = zrwa_drive(&[]);
+    assert_eq!(
+        statuses(&batch(&mut ssd, &[Op::Zone(ZoneAction::OpenZrwa, 0)])),
+        [None]
+    );
+    // 40 writes of 4 KiB over the ZRWA's 16 LBAs (7 is coprime with 16: all covered).
+    let ops: Vec<Op> = (0..40).map(|i| w((i * 7 % 16) * 4096, 4096)).collect();
+    let res = batch(&mut ssd, &ops);
+    assert!(res.iter().all(|x| x.1.is_none()), "{res:?}");
+    let st = ssd.zoned_stats().unwrap();
+    assert_eq!((st.programs, st.host_bytes_written), (0, 40 * 4096));
+    assert_eq!(zrwa_stats(&ssd).rewritten_bytes, 24 * 4096);
+    assert_eq!(ssd.buffer.used_units(), 16, "one copy of each LBA is held");
+    assert_eq!(ssd.zoned.as_ref().unwrap().ns.zone(0).wp, 0);
+    // Reads come from the buffer.
+    batch(&mut ssd, &[r(0, 64 << 10)]);
+    assert_eq!(ssd.zoned_stats().unwrap().flash_reads, 0);
+    // Commit the ZRWA: two whole program units, the buffer empties.
+    let res = batch(
+        &mut ssd,
+        &[Op::Zone(ZoneAction::FlushZrwa, (64 << 10) - 4096)],
+    );
+    assert_eq!(statuses(&res), [None]);
+    let st = ssd.zoned_stats().unwrap();
+    assert_eq!((st.programs, st.pad_programs), (2, 0));
+    assert_eq!(zrwa_stats(&ssd).explicit_flushes, 1);
+    assert_eq!(ssd.zoned.as_ref().unwrap().ns.zone(0).wp, 16);
+    assert_eq!(ssd.buffer.used_units(), 0);
+    // Reads now come from flash, and each LBA holds its last write.
+    batch(&mut ssd, &[r(0, 64 << 10)]);
+    assert!(ssd.zoned_stats().unwrap().flash_reads > 0);
+    assert_eq!(oracle(&ssd), [16, 0]);
+}
+
+#[test]
+fn a_stream_through_a_zrwa_commits_behind_itself_and_finish_pads_the_holes() {
+    let mut ssd = zrwa_drive(&[]);
+    batch(&mut ssd, &[Op::Zone(ZoneAction::OpenZrwa, ZONE)]);
+    // 16 KiB writes from 0 to 256 KiB (LBA 64), all at once: each write past the ZRWA
+    // commits whole 8-LBA units, so the write pointer ends at 48, 16 LBAs held.
+    let ops: Vec<Op> = (0..16)
+        .map(|i| w(ZONE + i * (16 << 10), 16 << 10))
+        .collect();
+    assert!(batch(&mut ssd, &ops).iter().all(|x| x.1.is_none()));
+    assert_eq!(ssd.zoned.as_ref().unwrap().ns.zone(1).wp, ZONE / 4096 + 48);
+    let st = ssd.zoned_stats().unwrap();
+    assert_eq!(st.programs, 6);
+    // Of the 12 writes ending past LBA 16, every other one commits a unit (8 LBAs).
+    assert_eq!(zrwa_stats(&ssd).implicit_flushes, 6);
+    assert_eq!(ssd.buffer.used_units(), 16);
+    // LBA 68 (past the ZRWA end, 64): commits one unit (to 56), leaving 64..68 a hole.
+    let res = batch(&mut ssd, &[w(ZONE + 68 * 4096, 4096)]);
+    assert_eq!(statuses(&res), [None]);
+    assert_eq!(ssd.zoned.as_ref().unwrap().ns.zone(1).wp, ZONE / 4096 + 56);
+    // Finish commits what is held, to a whole unit: 56..64 and 64..72 (7 LBAs padded).
+    let res = batch(&mut ssd, &[Op::Zone(ZoneAction::Finish, ZONE)]);
+    assert_eq!(statuses(&res), [None]);
+    assert_eq!(state(&ssd, 1), ZoneState::Full);
+    let st = ssd.zoned_stats().unwrap();
+    assert_eq!((st.programs, st.pad_programs), (9, 1));
+    assert_eq!(ssd.buffer.used_units(), 0);
+    assert_eq!(zrwa_stats(&ssd).zones, 0, "a full zone gives its ZRWA back");
+    // Written LBAs, the hole and the pad read back as written (the hole as nothing).
+    batch(&mut ssd, &[r(ZONE, 72 * 4096)]);
+    assert_eq!(oracle(&ssd), [72, 0]);
+}
+
+#[test]
+fn every_zrwa_error_reaches_the_host() {
+    let mut ssd = zrwa_drive(&["zns.max_zrwa_zones=1"]);
+    let res = batch(
+        &mut ssd,
+        &[
+            Op::Zone(ZoneAction::OpenZrwa, 0),
+            Op::Zone(ZoneAction::OpenZrwa, ZONE), // one ZRWA at a time: 0xB7
+            w(32 * 4096, 4096),                   // past ZRWA + implicit region: 0xBC
+            Op::Zone(ZoneAction::FlushZrwa, 3 * 4096), // not a whole flush unit: 0x02
+            Op::Zone(ZoneAction::FlushZrwa, 2 * ZONE + 7 * 4096), // no ZRWA: 0xB6
+            w(8 * 4096, 4096),
+            Op::Zone(ZoneAction::FlushZrwa, 7 * 4096), // the first unit: fine
+            w(0, 4096),                                // below the write pointer: 0xBC
+        ],
+    );
+    assert_eq!(
+        statuses(&res),
+        [
+            None,
+            Some(0xB7),
+            Some(0xBC),
+            Some(0x02),
+            Some(0xB6),
+            None,
+            None,
+            Some(0xBC)
+        ]
+    );
+    // The unit committed holds one written LBA (8) and seven never written.
+    let st = ssd.zoned_stats().unwrap();
+    assert_eq!((st.programs, st.pad_programs), (1, 1));
+    assert_eq!(
+        ssd.buffer.used_units(),
+        1,
+        "LBA 8 is still held in the ZRWA"
+    );
+}
+
+/// The oracle through ZRWAs: random writes anywhere in each zone's ZRWA and implicit
+/// flush region, explicit flushes, reads, finishes and resets (then a new ZRWA) in
+/// batches of up to 24 commands over 4 zones.
+#[test]
+fn the_oracle_holds_through_zrwa_rewrites_and_commits_at_queue_depth() {
+    let mut ssd = zrwa_drive(&[]);
+    let mut rng = Rng::new(11);
+    let cap = ZONE / 4096;
+    let zrwa = 16u64;
+    batch(
+        &mut ssd,
+        &(0..4)
+            .map(|z| Op::Zone(ZoneAction::OpenZrwa, z * ZONE))
+            .collect::<Vec<_>>(),
+    );
+    let mut wp = [0u64; 4];
+    let (mut errors, mut total) = (0, 0);
+    for _ in 0..400 {
+        let n = 1 + rng.below(24) as usize;
+        let mut ops = Vec::new();
+        let mut reopen = Vec::new();
+        for _ in 0..n {
+            let z = rng.below(4);
+            let (start, p) = (z * ZONE, wp[z as usize]);
+            let k = rng.below(100);
+            let op = if k < 55 && p < cap {
+                let at = (p + rng.below(2 * zrwa)).min(cap - 1);
+                let len = (1 + rng.below(6)).min(cap - at);
+                w(start + at * 4096, len * 4096)
+            } else if k < 80 {
+                let at = rng.below(cap);
+                let len = (1 + rng.below(16)).min(cap - at);
+                r(start + at * 4096, len * 4096)
+            } else if k < 94 && p < cap {
+                let upto = (p + 8 * (1 + rng.below(2))).min(cap);
+                Op::Zone(ZoneAction::FlushZrwa, start + (upto - 1) * 4096)
+            } else if k < 97 {
+                Op::Zone(ZoneAction::Finish, start)
+            } else {
+                reopen.push(start);
+                Op::Io(OpKind::Trim, start, ZONE)
+            };
+            ops.push(op);
+        }
+        let res = batch(&mut ssd, &ops);
+        if !reopen.is_empty() {
+            let ops: Vec<Op> = reopen
+                .iter()
+                .map(|&s| Op::Zone(ZoneAction::OpenZrwa, s))
+                .collect();
+            batch(&mut ssd, &ops);
+        }
+        total += res.len();
+        errors += res.iter().filter(|x| x.1.is_some()).count();
+        for (z, p) in wp.iter_mut().enumerate() {
+            let zd = ssd.zoned.as_ref().unwrap().ns.zone(z as u64);
+            *p = zd.wp - zd.start;
+        }
+    }
+    let [checked, bad] = oracle(&ssd);
+    assert_eq!(bad, 0, "{checked} LBAs checked");
+    let st = ssd.zoned_stats().unwrap();
+    let zs = st.zrwa.clone().unwrap();
+    assert!(checked > 5_000 && st.flash_reads > 200, "{checked} {st:?}");
+    assert!(
+        zs.rewritten_bytes > 0 && zs.implicit_flushes > 100 && zs.explicit_flushes > 100,
+        "{zs:?}"
+    );
+    assert!(st.resets > 5 && st.finishes > 5, "{st:?}");
+    assert!(errors * 3 < total, "{errors} errors of {total}");
+    // The buffer holds only what the ZRWAs hold.
+    let partial = ssd.zoned.as_ref().unwrap().partial_units();
+    assert_eq!(ssd.buffer.used_units(), partial);
+}

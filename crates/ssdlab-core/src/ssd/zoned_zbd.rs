@@ -46,6 +46,32 @@ pub(super) fn fit_zbd_jobs(
         .and_then(|l| l.ok())
         .map_or(0, |l| l.zones());
     for (i, w) in jobs.iter().enumerate() {
+        use crate::config::zoned_job::ZoneOpAction;
+        let zone_bytes = d.zone_size_bytes.bytes();
+        for (k, op) in w.zone_ops.iter().enumerate() {
+            let flush = op.action == ZoneOpAction::Flush;
+            let lba = d.lba_bytes.bytes();
+            let bad = match op.upto {
+                None => flush,
+                Some(b) => {
+                    !flush
+                        || b.bytes() == 0
+                        || b.bytes() > zone_bytes
+                        || !b.bytes().is_multiple_of(lba)
+                }
+            };
+            if bad {
+                return Err(crate::config::err(
+                    &format!("workload job {i}"),
+                    format!(
+                        "zone_ops[{k}].upto: {} with action {:?} (allowed: with flush only, and there a \
+                         multiple of the drive's {lba}-byte logical block from {lba} to the zone size {zone_bytes})",
+                        op.upto.map_or("none".to_string(), |b| b.to_string()),
+                        op.action
+                    ),
+                ));
+            }
+        }
         if let Some((k, op)) = w.zone_ops.iter().enumerate().find(|(_, o)| o.zone >= zones) {
             return Err(crate::config::err(
                 &format!("workload job {i}"),

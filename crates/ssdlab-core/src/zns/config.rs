@@ -42,9 +42,14 @@ pub struct ZnsConfig {
     /// Zone random write area per zone (0: none).
     #[serde(default, skip_serializing_if = "is_zero_bytes")]
     pub zrwa_bytes: Bytes,
-    /// ZRWA flush granularity (ZRWAFG), bytes.
+    /// ZRWA flush granularity (ZRWAFG), bytes: the write pointer moves by multiples
+    /// of it.
     #[serde(default, skip_serializing_if = "is_zero_bytes")]
     pub zrwa_flush_bytes: Bytes,
+    /// Zones that may hold a ZRWA at once (NUMZRWA, the Maximum ZRWA Resources; 0: as
+    /// many as may be active).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_zrwa_zones: u32,
     /// Logical block size.
     #[serde(default = "default_lba")]
     pub lba_bytes: Bytes,
@@ -109,6 +114,19 @@ impl ZnsConfig {
                 "zns.zrwa_flush_bytes: {} is not allowed with zrwa_bytes {} (allowed: a multiple of lba_bytes that divides zrwa_bytes)",
                 self.zrwa_flush_bytes, self.zrwa_bytes
             ));
+        }
+        if zrwa > 0 && (!zrwa.is_multiple_of(lba) || zrwa > cap) {
+            errs.push(format!(
+                "zns.zrwa_bytes: {} with zone capacity {} (allowed: 0 for none, or a multiple of lba_bytes up to the zone capacity)",
+                self.zrwa_bytes,
+                Bytes(cap)
+            ));
+        }
+        if zrwa == 0 && (fg > 0 || self.max_zrwa_zones > 0) {
+            errs.push(
+                "zns.zrwa_flush_bytes / max_zrwa_zones: set without zrwa_bytes (allowed: only with a ZRWA, zrwa_bytes > 0)"
+                    .into(),
+            );
         }
         if errs.is_empty() {
             Ok(())

@@ -4,7 +4,8 @@
 //! and reported; and where a zone's data lives on flash: a map per zone, not per page.
 //!
 //! - `config.rs`: the namespace's parameters (zone size and capacity, width over dies,
-//!   open/active limits, conventional zones, zone append size limit, ZRWA).
+//!   open/active limits, conventional zones, zone append size limit, ZRWA size, flush
+//!   granularity and resources).
 //! - `zone.rs`: one zone's state machine (empty, implicitly/explicitly open, closed,
 //!   full, read-only, offline) and the NVMe status codes of zoned commands.
 //! - `namespace.rs`: the commands (write at the write pointer, zone append, read,
@@ -18,7 +19,8 @@
 //! its `[zns]` section against the drive (and against what the event loop models).
 //!
 //! Simplifies (issue 27): a zone's erase blocks are fixed (no wear
-//! levelling across zones); ZRWA is a parameter, its in-place updates are not modelled;
+//! levelling across zones); a ZRWA's data is held in the write buffer (its rewrites and
+//! commits in the event loop: `ssd/zoned_zrwa.rs`);
 //! reads of unwritten LBAs succeed (the NVMe default: deallocated data), reads across
 //! zone boundaries are refused (RAZB not supported).
 
@@ -86,12 +88,6 @@ pub fn validate_device(dev: &DeviceConfig) -> Result<(), String> {
         errs.push(format!(
             "zns.conventional_zones: {} is not modelled in the event loop yet (allowed: 0)",
             z.conventional_zones
-        ));
-    }
-    if z.zrwa_bytes.bytes() > 0 {
-        errs.push(format!(
-            "zns.zrwa_bytes: {} is not modelled in the event loop yet (allowed: 0)",
-            z.zrwa_bytes
         ));
     }
     if dev.slc.size.bytes() > 0 {

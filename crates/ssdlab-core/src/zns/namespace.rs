@@ -8,6 +8,17 @@
 //! fails with Too Many Open Zones. A write that reaches a zone's capacity makes it
 //! full, releasing its resources.
 //!
+//! Zone Random Write Area (ZNS 1.1, TP 4076): a zone opened explicitly with a ZRWA
+//! (`OpenZrwa`, ZRWAA set; at most NUMZRWA zones at once, else 0xB7) takes writes
+//! anywhere from its write pointer to the end of the ZRWA, as often as the host likes
+//! (the data stays in the controller), and writes up to one more ZRWA size beyond it
+//! (the implicit flush region): such a write first commits as many flush-granularity
+//! units (ZRWAFG) from the write pointer as it needs, moving the write pointer. Flush
+//! Explicit ZRWA Range (`FlushZrwa`, its LBA the last to commit) moves the write
+//! pointer by a multiple of ZRWAFG (or to the zone's capacity). Finish commits it all;
+//! full, reset (empty), read-only and offline zones give their ZRWA back. A Zone
+//! Append to a zone with a ZRWA, and a flush of a zone without one, are 0xB6.
+//!
 //! LBAs and lengths are in logical blocks. Counters: host LBAs written, zone resets,
 //! and LBAs that were holding data when reset (what the resets erase).
 
@@ -22,6 +33,10 @@ pub enum ZoneAction {
     Finish,
     Reset,
     Offline,
+    /// Open explicitly with a ZRWA allocated (Open Zone with ZRWAA set; from empty).
+    OpenZrwa,
+    /// Flush Explicit ZRWA Range: commit the ZRWA up to and including the LBA given.
+    FlushZrwa,
 }
 
 /// A Report Zones descriptor.
@@ -32,6 +47,8 @@ pub struct ZoneDescriptor {
     pub capacity: u64,
     pub start: u64,
     pub wp: u64,
+    /// The ZRWA Valid attribute (ZRWAV).
+    pub zrwa: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -41,6 +58,12 @@ pub struct Namespace {
     max_open: u32,
     max_active: u32,
     append_max_lbas: u64,
+    /// ZRWA size and flush granularity, LBAs (0: the namespace has no ZRWA).
+    zrwa_lbas: u64,
+    zrwa_fg_lbas: u64,
+    /// NUMZRWA (0: no limit but the active zones), and zones holding a ZRWA now.
+    max_zrwa: u32,
+    zrwa_zones: u32,
     open: u32,
     active: u32,
     /// LBAs written by the host (writes and appends).
@@ -49,6 +72,9 @@ pub struct Namespace {
     pub resets: u64,
     /// LBAs holding data when their zone was reset.
     pub reset_lbas: u64,
+    /// ZRWA commits: by writes past the ZRWA (implicit), by Flush Explicit ZRWA Range.
+    pub zrwa_implicit_flushes: u64,
+    pub zrwa_explicit_flushes: u64,
 }
 
 impl Namespace {
@@ -68,6 +94,7 @@ impl Namespace {
                         start,
                         cap: zone_lbas,
                         wp: start,
+                        zrwa: false,
                     }
                 } else {
                     Zone {
@@ -76,6 +103,7 @@ impl Namespace {
                         start,
                         cap,
                         wp: start,
+                        zrwa: false,
                     }
                 }
             })
@@ -89,11 +117,17 @@ impl Namespace {
                 0 => u64::MAX,
                 b => b / lba,
             },
+            zrwa_lbas: cfg.zrwa_bytes.bytes() / lba,
+            zrwa_fg_lbas: (cfg.zrwa_flush_bytes.bytes() / lba).max(1),
+            max_zrwa: cfg.max_zrwa_zones,
+            zrwa_zones: 0,
             open: 0,
             active: 0,
             host_lbas_written: 0,
             resets: 0,
             reset_lbas: 0,
+            zrwa_implicit_flushes: 0,
+            zrwa_explicit_flushes: 0,
         }
     }
 
@@ -112,6 +146,10 @@ impl Namespace {
     }
     pub fn active_zones(&self) -> u32 {
         self.active
+    }
+    /// Zones holding a ZRWA now.
+    pub fn zrwa_zones(&self) -> u32 {
+        self.zrwa_zones
     }
 
     fn index(&self, slba: u64, nlb: u64) -> Result<usize, ZnsStatus> {
@@ -171,6 +209,10 @@ impl Namespace {
             self.active -= 1;
         }
         self.zones[i].state = to;
+        if self.zones[i].zrwa {
+            self.zones[i].zrwa = false; // full, empty, read-only, offline: no ZRWA
+            self.zrwa_zones -= 1;
+        }
     }
 
     /// Write `nlb` LBAs at `slba`: at the zone's write pointer in a sequential zone.
@@ -193,6 +235,9 @@ impl Namespace {
             ZoneState::Full => return Err(ZnsStatus::ZoneIsFull),
             _ => {}
         }
+        if z.zrwa {
+            return self.write_zrwa(i, slba, nlb);
+        }
         if slba != z.wp {
             return Err(ZnsStatus::ZoneInvalidWrite);
         }
@@ -209,12 +254,67 @@ impl Namespace {
         Ok(())
     }
 
+    /// A write to zone `i`, which holds a ZRWA: anywhere in the ZRWA or the implicit
+    /// flush region after it; a write into that region first commits what it needs.
+    fn write_zrwa(&mut self, i: usize, slba: u64, nlb: u64) -> Result<(), ZnsStatus> {
+        let z = self.zones[i];
+        let end = slba + nlb;
+        if end > z.start + z.cap {
+            return Err(ZnsStatus::ZoneBoundaryError);
+        }
+        let zrwa_end = z.wp + self.zrwa_lbas;
+        if slba < z.wp || end > zrwa_end + self.zrwa_lbas {
+            return Err(ZnsStatus::ZoneInvalidWrite);
+        }
+        self.make_open(i, false)?;
+        self.host_lbas_written += nlb;
+        if end > zrwa_end {
+            let fg = self.zrwa_fg_lbas;
+            let wp = (z.wp + (end - zrwa_end).div_ceil(fg) * fg).min(z.start + z.cap);
+            self.zrwa_implicit_flushes += 1;
+            self.commit(i, wp);
+        }
+        Ok(())
+    }
+
+    /// Move zone `i`'s write pointer to `wp` (a ZRWA commit); full at its capacity.
+    fn commit(&mut self, i: usize, wp: u64) {
+        let z = &mut self.zones[i];
+        z.wp = wp;
+        if z.wp == z.start + z.cap {
+            self.release(i, ZoneState::Full);
+        }
+    }
+
+    /// Flush Explicit ZRWA Range: commit zone `i`'s ZRWA up to and including `lba`.
+    fn flush_zrwa(&mut self, i: usize, lba: u64) -> Result<(), ZnsStatus> {
+        let z = self.zones[i];
+        if !z.zrwa {
+            return Err(ZnsStatus::InvalidZoneOperation);
+        }
+        let end = lba + 1;
+        let at_cap = end == z.start + z.cap;
+        if end <= z.wp
+            || end > z.wp + self.zrwa_lbas
+            || end > z.start + z.cap
+            || (!at_cap && !(end - z.wp).is_multiple_of(self.zrwa_fg_lbas))
+        {
+            return Err(ZnsStatus::InvalidField);
+        }
+        self.zrwa_explicit_flushes += 1;
+        self.commit(i, end);
+        Ok(())
+    }
+
     /// Zone Append of `nlb` LBAs to the zone starting at `zslba`: the LBA written.
     pub fn append(&mut self, zslba: u64, nlb: u64) -> Result<u64, ZnsStatus> {
         let i = self.index(zslba, nlb)?;
         let z = self.zones[i];
         if zslba != z.start || z.kind == ZoneType::Conventional || nlb > self.append_max_lbas {
             return Err(ZnsStatus::InvalidField);
+        }
+        if z.zrwa {
+            return Err(ZnsStatus::InvalidZoneOperation);
         }
         match z.state {
             ZoneState::Offline => return Err(ZnsStatus::ZoneIsOffline),
@@ -251,9 +351,18 @@ impl Namespace {
         select_all: bool,
     ) -> Result<(), ZnsStatus> {
         if select_all {
+            if matches!(action, ZoneAction::OpenZrwa | ZoneAction::FlushZrwa) {
+                return Err(ZnsStatus::InvalidField);
+            }
             return self.send_all(action);
         }
         let i = self.index(zslba, 1)?;
+        if action == ZoneAction::FlushZrwa {
+            if self.zones[i].kind == ZoneType::Conventional {
+                return Err(ZnsStatus::InvalidField);
+            }
+            return self.flush_zrwa(i, zslba);
+        }
         if self.zones[i].start != zslba || self.zones[i].kind == ZoneType::Conventional {
             return Err(ZnsStatus::InvalidField);
         }
@@ -267,9 +376,26 @@ impl Namespace {
             (ZoneAction::Open, Empty | Closed | ImplicitlyOpen | ExplicitlyOpen) => {
                 self.make_open(i, true)
             }
+            (ZoneAction::OpenZrwa, Empty) => {
+                if self.zrwa_lbas == 0 {
+                    return Err(ZnsStatus::InvalidField); // the namespace has no ZRWA
+                }
+                if self.max_zrwa > 0 && self.zrwa_zones >= self.max_zrwa {
+                    return Err(ZnsStatus::ZrwaResourcesUnavailable);
+                }
+                self.make_open(i, true)?;
+                self.zones[i].zrwa = true;
+                self.zrwa_zones += 1;
+                Ok(())
+            }
             (ZoneAction::Close, ImplicitlyOpen | ExplicitlyOpen) => {
-                // An open zone with nothing written goes back to empty.
-                let to = if z.wp == z.start { Empty } else { Closed };
+                // An open zone with nothing written goes back to empty (one with a
+                // ZRWA may hold uncommitted data: it is closed).
+                let to = if z.wp == z.start && !z.zrwa {
+                    Empty
+                } else {
+                    Closed
+                };
                 self.open -= 1;
                 if to == Empty {
                     self.active -= 1;
@@ -319,6 +445,7 @@ impl Namespace {
             ZoneAction::Finish => s.is_active(),
             ZoneAction::Reset => s.is_active() || s == Full,
             ZoneAction::Offline => s == ReadOnly,
+            ZoneAction::OpenZrwa | ZoneAction::FlushZrwa => false,
         };
         let picked: Vec<usize> = (0..self.zones.len())
             .filter(|&i| {
@@ -366,6 +493,7 @@ impl Namespace {
                 } else {
                     z.wp
                 },
+                zrwa: z.zrwa,
             })
             .collect())
     }

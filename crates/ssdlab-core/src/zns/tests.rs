@@ -287,3 +287,112 @@ fn config_errors_name_the_field() {
         serde_json::from_str::<ZnsConfig>(r#"{"zone_size_bytes":"1MiB","zone_sise":1}"#).is_err()
     );
 }
+
+/// 4 zones of 64 LBAs with a ZRWA of 8 LBAs flushed 2 at a time, at most 2 ZRWAs.
+fn ns_zrwa() -> Namespace {
+    Namespace::new(
+        &cfg(
+            r#"{"zone_size_bytes":"256KiB","zrwa_bytes":"32KiB","zrwa_flush_bytes":"8KiB",
+                 "max_zrwa_zones":2}"#,
+        ),
+        4,
+    )
+}
+
+#[test]
+fn a_zrwa_takes_writes_anywhere_in_it_and_commits_past_it() {
+    let mut n = ns_zrwa();
+    n.send(ZoneAction::OpenZrwa, 0, false).unwrap();
+    assert!(n.zone(0).zrwa && state(&n, 0) == ZoneState::ExplicitlyOpen);
+    // Anywhere in the ZRWA [0, 8), as often as the host likes: the pointer stays.
+    for (lba, nlb) in [(5, 2), (0, 1), (5, 3), (7, 1), (0, 8)] {
+        n.write(lba, nlb).unwrap();
+    }
+    assert_eq!((n.zone(0).wp, n.host_lbas_written), (0, 15));
+    // Into the implicit flush region [8, 16): commits whole flush units (2 LBAs).
+    n.write(8, 1).unwrap(); // end 9: one unit past the ZRWA end -> wp 2
+    assert_eq!((n.zone(0).wp, n.zrwa_implicit_flushes), (2, 1));
+    n.write(13, 2).unwrap(); // end 15, ZRWA end 10: 5 LBAs -> 3 units -> wp 8
+    assert_eq!(n.zone(0).wp, 8);
+    // Below the write pointer, or past the implicit flush region: 0xBC.
+    assert_eq!(n.write(7, 1), Err(ZnsStatus::ZoneInvalidWrite));
+    assert_eq!(n.write(23, 2), Err(ZnsStatus::ZoneInvalidWrite)); // end 25 > 8 + 16
+                                                                  // Explicit flush: up to and including an LBA, whole units, inside the ZRWA.
+    assert_eq!(
+        n.send(ZoneAction::FlushZrwa, 8, false),
+        Err(ZnsStatus::InvalidField)
+    ); // 1 LBA
+    assert_eq!(
+        n.send(ZoneAction::FlushZrwa, 17, false),
+        Err(ZnsStatus::InvalidField)
+    ); // past it
+    assert_eq!(
+        n.send(ZoneAction::FlushZrwa, 7, false),
+        Err(ZnsStatus::InvalidField)
+    ); // committed
+    n.send(ZoneAction::FlushZrwa, 11, false).unwrap();
+    assert_eq!((n.zone(0).wp, n.zrwa_explicit_flushes), (12, 1));
+    // No Zone Append to a zone with a ZRWA; no flush of a zone without one.
+    assert_eq!(n.append(0, 1), Err(ZnsStatus::InvalidZoneOperation));
+    assert_eq!(
+        n.send(ZoneAction::FlushZrwa, 64 + 3, false),
+        Err(ZnsStatus::InvalidZoneOperation)
+    );
+    assert_eq!(ZnsStatus::InvalidZoneOperation.code(), 0xB6);
+    // Sequential writes to the capacity leave the last ZRWA uncommitted; a flush to the
+    // capacity (any length) fills the zone and gives its ZRWA back.
+    for lba in (12..60).step_by(8) {
+        n.write(lba, 8).unwrap();
+    }
+    n.write(60, 4).unwrap();
+    assert_eq!(
+        (n.zone(0).wp, state(&n, 0)),
+        (56, ZoneState::ExplicitlyOpen)
+    );
+    n.send(ZoneAction::FlushZrwa, 63, false).unwrap();
+    assert_eq!(
+        (state(&n, 0), n.zone(0).zrwa, n.zrwa_zones()),
+        (ZoneState::Full, false, 0)
+    );
+}
+
+#[test]
+fn zrwa_resources_opens_and_what_gives_them_back() {
+    let mut n = ns_zrwa();
+    n.send(ZoneAction::OpenZrwa, 0, false).unwrap();
+    n.send(ZoneAction::OpenZrwa, 64, false).unwrap();
+    assert_eq!(
+        n.send(ZoneAction::OpenZrwa, 128, false),
+        Err(ZnsStatus::ZrwaResourcesUnavailable)
+    );
+    assert_eq!(ZnsStatus::ZrwaResourcesUnavailable.code(), 0xB7);
+    // Only an empty zone may be opened with a ZRWA.
+    n.write(192, 1).unwrap();
+    assert_eq!(
+        n.send(ZoneAction::OpenZrwa, 192, false),
+        Err(ZnsStatus::InvalidZoneStateTransition)
+    );
+    // Closed with nothing committed, a ZRWA zone stays closed (it may hold data).
+    n.write(0, 4).unwrap();
+    n.send(ZoneAction::Close, 0, false).unwrap();
+    assert_eq!((state(&n, 0), n.zone(0).zrwa), (ZoneState::Closed, true));
+    // Reset and finish give the ZRWA back.
+    n.send(ZoneAction::Reset, 0, false).unwrap();
+    n.send(ZoneAction::Finish, 64, false).unwrap();
+    assert_eq!(n.zrwa_zones(), 0);
+    assert!(!n.zone(0).zrwa && !n.zone(64 / 64).zrwa);
+    let r = n.report(0, 4, None).unwrap();
+    assert!(r.iter().all(|d| !d.zrwa));
+    // A namespace without a ZRWA refuses the open.
+    let mut plain = ns();
+    assert_eq!(
+        plain.send(ZoneAction::OpenZrwa, 0, false),
+        Err(ZnsStatus::InvalidField)
+    );
+    assert!(ZnsConfig {
+        max_zrwa_zones: 1,
+        ..cfg(r#"{"zone_size_bytes":"64KiB"}"#)
+    }
+    .validate(4)
+    .is_err());
+}

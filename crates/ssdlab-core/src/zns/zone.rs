@@ -1,6 +1,6 @@
 //! One zone: its type, state and write pointer, and the NVMe status codes zoned
 //! commands complete with (NVMe ZNS Command Set 1.1, "Command Set Specific Status
-//! Values": 0xB8..0xBF; Zone Append's size and start checks use the generic Invalid
+//! Values": 0xB6..0xBF; Zone Append's size and start checks use the generic Invalid
 //! Field in Command, 0x02). The transitions themselves live in `namespace.rs`, which
 //! also holds the open/active counts they depend on.
 
@@ -53,6 +53,11 @@ pub enum ZnsStatus {
     InvalidField,
     /// 0x80: LBA Out of Range.
     LbaOutOfRange,
+    /// 0xB6: Invalid Zone Operation Request (a ZRWA flush of a zone without a ZRWA,
+    /// a Zone Append to a zone with one).
+    InvalidZoneOperation,
+    /// 0xB7: ZRWA Resources Unavailable (an open with a ZRWA past NUMZRWA).
+    ZrwaResourcesUnavailable,
     /// 0xB8: the command crosses a zone boundary (or its writable capacity).
     ZoneBoundaryError,
     /// 0xB9: write to a full zone.
@@ -72,11 +77,13 @@ pub enum ZnsStatus {
 }
 
 impl ZnsStatus {
-    /// The status code (Status Code Type 1h for 0xB8..0xBF, 0h for the others).
+    /// The status code (Status Code Type 1h for 0xB6..0xBF, 0h for the others).
     pub fn code(self) -> u8 {
         match self {
             ZnsStatus::InvalidField => 0x02,
             ZnsStatus::LbaOutOfRange => 0x80,
+            ZnsStatus::InvalidZoneOperation => 0xB6,
+            ZnsStatus::ZrwaResourcesUnavailable => 0xB7,
             ZnsStatus::ZoneBoundaryError => 0xB8,
             ZnsStatus::ZoneIsFull => 0xB9,
             ZnsStatus::ZoneIsReadOnly => 0xBA,
@@ -97,8 +104,11 @@ pub struct Zone {
     pub start: u64,
     /// Writable LBAs from `start` (the zone capacity).
     pub cap: u64,
-    /// The next LBA a write must start at (start + cap when full).
+    /// The next LBA a write must start at (start + cap when full); in a zone with a
+    /// ZRWA, the first LBA not yet committed (the ZRWA's start).
     pub wp: u64,
+    /// A Zone Random Write Area is allocated to the zone (ZRWAV).
+    pub zrwa: bool,
 }
 
 impl Zone {
