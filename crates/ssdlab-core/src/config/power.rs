@@ -20,6 +20,12 @@
 //!   [lpddr4]    LPDDR4 8 Gbit x16 data sheets' IDD tables (VDD2 1.1 V): IDD3N about 30 mA
 //!               (active standby), IDD4R about 250 mA (read burst), IDD6 about 1 mA (self
 //!               refresh), 3,200 MT/s x16 = 6.4 GB/s.
+//!   [lpddr4-sr] Self refresh: DRAMPower's memspec of Micron's 6 Gbit LPDDR4-3200 part
+//!               (tukl-msd/DRAMPower, memspecs/MICRON_6Gb_LPDDR4-3200_32bit_A.json, from
+//!               the part's IDD table): IDD6 0.3 mA at VDD1 1.8 V, IDD62 0.5 mA at VDD2
+//!               1.1 V, IDD6Q 0.1 mA at VDDQ 1.1 V, 1.2 mW per 6 Gbit; scaled by capacity
+//!               (refresh current grows with the cells refreshed; an approximation) to
+//!               1.6 mW per GiB. Replaces the round "IDD6 about 1 mA" of [lpddr4] (3 mW/GiB).
 //!   [ddr4]      Host DDR4 access energy of the order of 20 pJ/bit including I/O (O'Connor et
 //!               al., "Fine-Grained DRAM", MICRO 2017, whose introduction compares DRAM
 //!               generations' energy per bit).
@@ -122,7 +128,7 @@ pub struct PowerConfig {
     /// On-board DRAM standby power per GiB (W/GiB; [lpddr4] 1.1 V x IDD3N 30 mA per 8 Gbit).
     pub dram_standby_w_per_gib: f64,
     /// On-board DRAM self-refresh power per GiB, in non-operational states (W/GiB;
-    /// [lpddr4] 1.1 V x IDD6 1 mA per 8 Gbit, plus VDD1).
+    /// [lpddr4-sr]: 1.2 mW per 6 Gbit, 1.6 mW per GiB scaled by capacity).
     pub dram_self_refresh_w_per_gib: f64,
     /// On-board DRAM energy per byte read or written (J/byte; [lpddr4] (IDD4R - IDD3N) x
     /// VDD2 / 6.4 GB/s is about 38 pJ/B, rounded up for I/O).
@@ -179,7 +185,7 @@ impl Default for PowerConfig {
             datapath_j_per_byte: 1.6e-10,
             sram_w: 0.05,
             dram_standby_w_per_gib: 0.037,
-            dram_self_refresh_w_per_gib: 0.003,
+            dram_self_refresh_w_per_gib: 0.0016,
             dram_j_per_byte: 4.0e-11,
             pcie_l0_w_per_lane: 0.08,
             pcie_l1_w_per_lane: 0.01,
