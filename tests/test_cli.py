@@ -110,3 +110,5 @@ def test_bench_quick(tmp_path):
     assert res["case"] == "randread-4k-qd32"
     assert res["runs"][0]["ios"] == 5000
     assert res["ios_per_wall_s"] > 0 and res["peak_rss_mib"] > 0
+    # The memory estimate --max-memory checks, beside the peak it is meant to bound.
+    assert res["estimate_mib"] > 0 and "est/peak" in out.stdout

@@ -3,7 +3,8 @@
 Each run of each case happens in a fresh child process so that its peak RSS is its
 own. Rates use the simulation loop's wall time (``sim_wall_time_s``, preparation
 excluded); preparation is timed separately (``prep_wall_time_s``). The median over
-``--repeat`` runs is reported; peak RSS is the largest seen.
+``--repeat`` runs is reported; peak RSS is the largest seen, beside the memory estimate
+that ``--max-memory`` checks (the estimate over the peak: issue 28 asks for 0.5-2).
 """
 
 from __future__ import annotations
@@ -105,37 +106,26 @@ QUICK_CASES = {
 }
 
 
+def estimate_mib(name: str, quick: bool, threads: int | None = None) -> int | None:
+    """The memory estimate of case ``name`` (MiB): the figure ``--max-memory`` checks,
+    read from the refusal of the case under a 1-byte limit (before any preparation)."""
+    import re
+
+    from ssdlab import api
+
+    try:
+        case_run(name, quick, threads, max_memory=1)
+    except api.ConfigError as e:
+        m = re.search(r"needs about (\d+)MiB", str(e))
+        return int(m.group(1)) if m else None
+    return None
+
+
 def run_child(name: str, quick: bool, threads: int | None = None) -> dict[str, Any]:
     """Run one case in this process and return its figures (``threads``: a system
     case's loop threads, None for the default)."""
-    from ssdlab import api
-
-    device, overrides, workload, state, _ = (QUICK_CASES if quick else CASES)[name]
-    if name in TRACE_CASES:
-        import os
-        import tempfile
-
-        from ssdlab.trace import trace_workload
-
-        lines = TRACE_CASES[name][0] // (100 if quick else 1)
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "trace.csv")
-            make_trace(path, lines)
-            r = api.run(device, trace_workload(path, iodepth=32), state=state, seed=1)
-    elif name in SYSTEM_CASES:
-        import os
-        import tempfile
-
-        from ssdlab.studies.nvmeof import system_toml
-
-        drives = SYSTEM_CASES[name][0]
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "system.toml")
-            with open(path, "w") as f:
-                f.write(system_toml(drives, "remote", device=device))
-            r = api.run(path, workload, state=state, seed=1, threads=threads)
-    else:
-        r = api.run(device, workload, state=state, set=overrides, seed=1)
+    estimate = estimate_mib(name, quick, threads)
+    r = case_run(name, quick, threads)
     d = r.to_dict()
     ios = sum(d[k]["total_ios"] for k in ("read", "write", "trim"))
     sim_wall = d.get("sim_wall_time_s") or d["wall_time_s"]
@@ -150,9 +140,41 @@ def run_child(name: str, quick: bool, threads: int | None = None) -> dict[str, A
         "ios_per_wall_s": ios / sim_wall if sim_wall > 0 else 0.0,
         "events_per_wall_s": d["events"] / sim_wall if sim_wall > 0 else 0.0,
         "peak_rss_mib": rss_kib / 1024,
+        "estimate_mib": estimate,
         "capacity_bytes": d["device"]["capacity_bytes"] if "device" in d else None,
         "sim_iops": r.iops,
     }
+
+
+def case_run(name: str, quick: bool, threads: int | None = None, **kw: Any) -> Any:
+    """Run case ``name`` (``kw``: more keyword arguments of ``ssdlab.run``)."""
+    from ssdlab import api
+
+    device, overrides, workload, state, _ = (QUICK_CASES if quick else CASES)[name]
+    if name in TRACE_CASES:
+        import os
+        import tempfile
+
+        from ssdlab.trace import trace_workload
+
+        lines = TRACE_CASES[name][0] // (100 if quick else 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.csv")
+            make_trace(path, lines)
+            return api.run(device, trace_workload(path, iodepth=32), state=state, seed=1, **kw)
+    elif name in SYSTEM_CASES:
+        import os
+        import tempfile
+
+        from ssdlab.studies.nvmeof import system_toml
+
+        drives = SYSTEM_CASES[name][0]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "system.toml")
+            with open(path, "w") as f:
+                f.write(system_toml(drives, "remote", device=device))
+            return api.run(path, workload, state=state, seed=1, threads=threads, **kw)
+    return api.run(device, workload, state=state, set=overrides, seed=1, **kw)
 
 
 def machine() -> str:
@@ -187,7 +209,7 @@ def main(args) -> int:
     print(f"# ssdlab bench on {machine()}; median of {args.repeat} run(s), one process each")
     print(
         f"{'case':<26} {'IOs/wall-s':>12} {'events/s':>12} {'sim loop s':>10} "
-        f"{'prep s':>8} {'peak RSS MiB':>12}"
+        f"{'prep s':>8} {'peak RSS MiB':>12} {'estimate MiB':>12} {'est/peak':>8}"
     )
     results = []
     for name in names:
@@ -206,12 +228,15 @@ def main(args) -> int:
             for k in ("ios_per_wall_s", "events_per_wall_s", "sim_wall_time_s", "prep_wall_time_s")
         }
         med["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+        est = runs[0].get("estimate_mib")
+        med["estimate_mib"] = est
         res = {"case": name, "what": cases[name][4], "runs": runs, **med}
         results.append(res)
+        ratio = f"{est / med['peak_rss_mib']:.2f}" if est and med["peak_rss_mib"] else "-"
         print(
             f"{name:<26} {med['ios_per_wall_s']:>12,.0f} {med['events_per_wall_s']:>12,.0f} "
             f"{med['sim_wall_time_s']:>10.3f} {med['prep_wall_time_s']:>8.2f} "
-            f"{med['peak_rss_mib']:>12,.0f}",
+            f"{med['peak_rss_mib']:>12,.0f} {est if est is not None else '-':>12} {ratio:>8}",
             flush=True,
         )
     if args.json:

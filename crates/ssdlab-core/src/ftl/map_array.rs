@@ -818,6 +818,9 @@ impl std::fmt::Debug for MapArray {
     }
 }
 
+#[path = "map_array_par.rs"]
+mod par;
+
 #[cfg(test)]
 #[path = "map_array_tests.rs"]
 mod tests;

@@ -15,6 +15,7 @@
 //! The reverse map (`p2l`) plays the role of the per-page OOB area real FTLs use
 //! to find the owner of a unit during GC.
 
+mod bulk_store;
 mod durable;
 pub mod estimate;
 pub mod fdp;

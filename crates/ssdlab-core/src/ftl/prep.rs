@@ -46,7 +46,7 @@
 //! Preparation writes into native-mode blocks only; the SLC fill comes last.
 
 pub use super::fill::{fill_by_writing, fill_sequential};
-use super::{translation_units, BlockState, Ftl, MapArray, NO_BLOCK};
+use super::{translation_units, BlockState, Ftl, NO_BLOCK};
 use crate::config::{DeviceConfig, GcPacing};
 use crate::nand::Geometry;
 use crate::sim::Rng;
@@ -675,15 +675,20 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     // Deal logical units to valid slots through a pseudo-random bijection; the valid
     // slots of a block are a random subset (partial Fisher-Yates over slot indices).
     // Every entry of both maps is stored below: compute their chunks now rather than
-    // keep the first stores of each aside (`MapArray::set` on an implicit chunk).
-    ftl.l2p.materialise();
-    ftl.p2l.materialise();
+    // keep the first stores of each aside (`MapArray::set` on an implicit chunk); one
+    // map a thread (the kernel zeroes their fresh pages on the thread touching them).
+    let (l2p, p2l) = (&mut ftl.l2p, &mut ftl.p2l);
+    std::thread::scope(|s| {
+        s.spawn(|| l2p.materialise());
+        p2l.materialise();
+    });
     let perm = Permutation::new(ftl.user_units, rng.next_u64());
     let mut k: u64 = 0;
     let mut slots: Vec<u32> = (0..upb).collect();
-    // The l2p stores land at random addresses of a large array; a small ring of
-    // pending stores with prefetches keeps many cache misses in flight at once.
-    let mut ring = StoreRing::default();
+    // The l2p stores land at random addresses of a large array: they are gathered in
+    // batches and applied bucket by bucket of the index (`BucketedStores`), each
+    // bucket's stores in a small region of the array.
+    let mut stores = super::bulk_store::BucketedStores::new(ftl.l2p.len());
     let mut chosen = vec![false; upb as usize];
     for (id, &c) in counts.iter().enumerate() {
         if c == u32::MAX || c == SLC_BLOCK {
@@ -705,57 +710,14 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
                 let lpn = perm.apply(k) as u32;
                 k += 1;
                 let pun = base + slot;
-                ring.push(&mut ftl.l2p, lpn, pun);
+                stores.push(&mut ftl.l2p, lpn, pun);
                 ftl.p2l.set(pun as usize, lpn);
             }
         }
         ftl.blocks[id].valid = c;
     }
-    ring.drain(&mut ftl.l2p);
+    stores.flush(&mut ftl.l2p);
     debug_assert_eq!(k, ftl.user_units);
-}
-
-const RING: usize = 64;
-
-/// Deferred `array[index] = value` stores, prefetched `RING` stores ahead.
-struct StoreRing {
-    pending: [(u32, u32); RING],
-    len: usize,
-    head: usize,
-}
-
-impl Default for StoreRing {
-    fn default() -> Self {
-        StoreRing {
-            pending: [(0, 0); RING],
-            len: 0,
-            head: 0,
-        }
-    }
-}
-
-impl StoreRing {
-    #[inline]
-    fn push(&mut self, array: &mut MapArray, index: u32, value: u32) {
-        array.prefetch(index as usize);
-        if self.len == RING {
-            let (i, v) = self.pending[self.head];
-            array.set(i as usize, v);
-            self.pending[self.head] = (index, value);
-            self.head = (self.head + 1) % RING;
-        } else {
-            self.pending[(self.head + self.len) % RING] = (index, value);
-            self.len += 1;
-        }
-    }
-
-    fn drain(&mut self, array: &mut MapArray) {
-        for k in 0..self.len {
-            let (i, v) = self.pending[(self.head + k) % RING];
-            array.set(i as usize, v);
-        }
-        self.len = 0;
-    }
 }
 
 /// A seeded bijection on 0..n: an invertible mix (odd multiplications, xor-shifts and
