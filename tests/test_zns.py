@@ -187,6 +187,22 @@ def test_api_and_cli_zrwa_rewrites_and_flush(zoned, tmp_path, capsys):
         assert "--zone-op" in capsys.readouterr().err
 
 
+def test_trace_zone_management_from_the_api_and_cli(zoned, tmp_path, capsys):
+    """ssdlab's csv trace with zone commands (ZF, ZR): replayed as Zone Management Send."""
+    from ssdlab.trace import trace_workload
+
+    t = tmp_path / "z.csv"
+    t.write_text("0,W,0,65536\n1000,ZF,0,0\n2000,W,1048576,4096\n3000,ZR,1048576,0\n")
+    r = ssdlab.run(str(zoned), trace_workload(str(t), iodepth=1), state="fresh")
+    z = r["device"]["zns"]
+    assert (z["finishes"], z["resets"], z["errors_total"]) == (1, 1, 0), z
+    assert ssdlab.trace_stats(str(t))["zone_ops"] == 2
+    out = tmp_path / "r.json"
+    assert main(["trace", str(t), "--device", str(zoned), "--iodepth", "1", "--state", "fresh",
+                 "--json", str(out)]) == 0  # fmt: skip
+    assert json.loads(out.read_text())["device"]["zns"]["finishes"] == 1
+
+
 def test_zn540_presets_are_shipped():
     names = ssdlab.presets()
     assert "zn540" in names and "zn540-dramless" in names

@@ -90,3 +90,45 @@ mod tests {
         assert_eq!(r, Ok(7));
     }
 }
+
+/// Items between two `check()`s (or two looks at the halt flag) in `Halt`'s loops.
+const HALT_EVERY: usize = 1024;
+
+/// Work split over this thread and helper threads (which have no hook): this thread
+/// asks the hook as it goes (`tick`); when it unwinds, its `guard` raises a flag the
+/// helpers look at (`stopped`), so they end early and the scope they run in can join
+/// them at once.
+#[derive(Default)]
+pub struct Halt(std::sync::atomic::AtomicBool);
+
+/// Raises its `Halt` if the thread unwinds while it is held.
+pub struct HaltOnUnwind<'a>(&'a Halt);
+
+impl Drop for HaltOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0 .0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+impl Halt {
+    /// Held by the thread with the hook for the time of its share of the work.
+    pub fn guard(&self) -> HaltOnUnwind<'_> {
+        HaltOnUnwind(self)
+    }
+
+    /// The hook's thread, at item `k` of its share: `check()` every `HALT_EVERY` items.
+    #[inline]
+    pub fn tick(&self, k: usize) {
+        if k.is_multiple_of(HALT_EVERY) {
+            check();
+        }
+    }
+
+    /// A helper thread, at item `k` of its share: has the hook's thread stopped?
+    #[inline]
+    pub fn stopped(&self, k: usize) -> bool {
+        k.is_multiple_of(HALT_EVERY) && self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}

@@ -183,6 +183,51 @@ fn zone_ops_open_a_zrwa_and_flush_it() {
     }
 }
 
+/// Zone management in a block trace (ssdlab's csv: `ZR`, `ZF`, `ZO`, `ZC`): each line is
+/// a Zone Management Send of the zone holding its offset, replayed in order with the
+/// writes; on a drive that is not zoned the replay stops with an error naming it.
+#[test]
+fn a_trace_replays_zone_management() {
+    let p = std::env::temp_dir().join(format!("ssdlab-zns-trace-{}.csv", std::process::id()));
+    let zone = 1u64 << 20;
+    let mut t = String::from("# time_ns,op,offset,len\n");
+    for k in 0..4u64 {
+        t += &format!("{},W,{},65536\n", k * 1000, k * 65536); // zone 0: 256 KiB
+    }
+    t += &format!("5000,ZF,0,0\n6000,ZO,{zone},0\n7000,ZC,{zone},0\n");
+    t += &format!("8000,W,{},32768\n9000,ZR,{},{zone}\n", 2 * zone, 2 * zone);
+    t += "10000,ZC,0,0\n"; // a close of a full zone: 0xBF
+    std::fs::write(&p, t).unwrap();
+    let wl = format!(
+        r#"{{"iodepth":1,"trace":{{"path":"{}","format":"csv","mode":"closed"}}}}"#,
+        p.display()
+    );
+    let r = simulate(&zoned(&[]), &wl, DriveState::Fresh);
+    let z = zns(&r);
+    assert_eq!(
+        (z["finishes"].clone(), z["opens"].clone()),
+        (1.into(), 1.into()),
+        "{z}"
+    );
+    assert_eq!(
+        (z["closes"].clone(), z["resets"].clone()),
+        (1.into(), 1.into()),
+        "{z}"
+    );
+    assert_eq!(z["errors"]["0xbf"], 1, "{z}");
+    assert_eq!(z["zones_by_state"]["full"], 1, "{z}"); // zone 0; zone 1 closed back to empty
+    assert_eq!(r["write"]["total_ios"], 5, "the zone commands are not I/O");
+    // A drive that is not zoned: the replay stops at the first zone command.
+    let r = common::try_run_jobs(&device("tiny-test", &[]), &wl, DriveState::Fresh, false).unwrap();
+    let e = r["jobs"][0]["trace"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(e.contains("Finish") && e.contains("zoned drive"), "{e}");
+    assert_eq!(r["write"]["total_ios"], 4);
+    std::fs::remove_file(&p).ok();
+}
+
 /// fio's zbd jobs finish a zone whose remainder is below the block size and go on to the
 /// next zone (zone capacity 768 KiB, 320 KiB writes: two a zone, then a Zone Finish).
 #[test]

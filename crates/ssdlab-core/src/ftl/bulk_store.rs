@@ -6,13 +6,15 @@
 //! (a counting sort, each half of a batch counted and scattered on its own thread),
 //! and applied bucket by bucket, the lower and upper halves of the buckets on two
 //! threads (`MapArray::store_split`). Each index is stored once, so the result is
-//! what storing them in order would leave.
+//! what storing them in order would leave. The calling thread asks the interrupt hook
+//! as it goes (Ctrl-C) and its helper stops with it (`interrupt::Halt`).
 //!
 //! Simplifies: the batch is at most 32 Mi stores (two 256 MiB buffers while it runs,
 //! 1/16 of the array's entries on smaller drives); an array with chunks it does not
 //! own takes the stores on one thread, through `MapArray::set`.
 
 use super::map_array::MapArray;
+use crate::interrupt::Halt;
 
 /// Stores `array[index] = value` gathered in a batch and applied bucket by bucket of
 /// the index's high bits (a counting sort): a bucket's stores land in one region of at
@@ -66,16 +68,24 @@ impl BucketedStores {
     pub(super) fn flush(&mut self, array: &mut MapArray) {
         let shift = self.shift;
         let (a, b) = self.pairs.split_at(self.pairs.len() / 2);
-        let count = |part: &[(u32, u32)]| {
+        // Ctrl-C: this thread asks the interrupt hook, the helper stops with it.
+        let halt = Halt::default();
+        let count = |part: &[(u32, u32)], main: bool| {
             let mut c = vec![0usize; STORE_BUCKETS];
-            for &(i, _) in part {
+            let _g = main.then(|| halt.guard());
+            for (k, &(i, _)) in part.iter().enumerate() {
+                if main {
+                    halt.tick(k);
+                } else if halt.stopped(k) {
+                    break;
+                }
                 c[(i >> shift) as usize] += 1;
             }
             c
         };
         let (ca, cb) = std::thread::scope(|s| {
-            let hb = s.spawn(|| count(b));
-            (count(a), hb.join().expect("counting thread"))
+            let hb = s.spawn(|| count(b, false));
+            (count(a, true), hb.join().expect("counting thread"))
         });
         // Where each half's pairs of each bucket go.
         let (mut at_a, mut at_b) = (vec![0usize; STORE_BUCKETS], vec![0usize; STORE_BUCKETS]);
@@ -87,8 +97,14 @@ impl BucketedStores {
         }
         self.sorted.resize(self.pairs.len(), (0, 0));
         let out = SharedSlice(self.sorted.as_mut_ptr());
-        let scatter = |part: &[(u32, u32)], mut at: Vec<usize>| {
-            for &(i, v) in part {
+        let scatter = |part: &[(u32, u32)], mut at: Vec<usize>, main: bool| {
+            let _g = main.then(|| halt.guard());
+            for (n, &(i, v)) in part.iter().enumerate() {
+                if main {
+                    halt.tick(n);
+                } else if halt.stopped(n) {
+                    break;
+                }
                 let k = (i >> shift) as usize;
                 // SAFETY: `at` walks this half's own slots of each bucket (disjoint from
                 // the other half's), all inside `sorted`, whose length is the batch's.
@@ -97,8 +113,8 @@ impl BucketedStores {
             }
         };
         std::thread::scope(|s| {
-            s.spawn(|| scatter(b, at_b));
-            scatter(a, at_a);
+            s.spawn(|| scatter(b, at_b, false));
+            scatter(a, at_a, true);
         });
         // The two halves of the buckets hold disjoint index ranges: two threads.
         let mid: usize = ca[..STORE_BUCKETS / 2].iter().sum::<usize>()
@@ -152,5 +168,25 @@ mod tests {
             stores.flush(&mut got);
             assert!((0..n).all(|i| got.get(i) == want.get(i)), "n = {n}");
         }
+    }
+
+    /// Ctrl-C (the interrupt hook saying stop) ends a flush on both threads: the call
+    /// returns `Interrupted` instead of finishing the batch.
+    #[test]
+    fn the_interrupt_hook_stops_a_flush_and_its_helper() {
+        let n = 1usize << 22;
+        let mut a = MapArray::filled(n, u32::MAX);
+        a.materialise();
+        let r = crate::interrupt::with_hook(Box::new(|| false), || {
+            let mut stores = BucketedStores::new(n);
+            stores.pairs.extend((0..n as u32).map(|i| (i, i)));
+            stores.flush(&mut a);
+        });
+        assert_eq!(r, Err(crate::interrupt::Interrupted));
+        // Without the hook the same batch is stored whole.
+        let mut stores = BucketedStores::new(n);
+        stores.pairs.extend((0..n as u32).map(|i| (i, i)));
+        stores.flush(&mut a);
+        assert!((0..n).step_by(4099).all(|i| a.get(i) == i as u32));
     }
 }

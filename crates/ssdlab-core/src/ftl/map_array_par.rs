@@ -1,5 +1,6 @@
-//! Many stores into a materialised map array from two threads at once (the drive
-//! preparation's l2p stores, `ftl::prep::apply_distribution`): the stores come sorted
+//! Work on map arrays from two threads at once (the drive preparation,
+//! `ftl::prep::apply_distribution`): materialising one array on a helper thread, and
+//! many stores into a materialised array: the stores come sorted
 //! into two runs whose indices lie in disjoint ranges, so each thread writes its own
 //! part of the array and the result is the one a single thread would leave.
 //!
@@ -7,6 +8,7 @@
 //! these stores; anything else goes through `MapArray::set` on one thread.
 
 use super::{MapArray, CHUNK_MASK, CHUNK_SHIFT};
+use crate::interrupt::Halt;
 
 /// The chunks' addresses, sent to a second thread (each thread stores only indices of
 /// its own range, see `store_split`).
@@ -16,10 +18,17 @@ struct Chunks<'a> {
 }
 
 impl Chunks<'_> {
-    /// `array[i] = v`, prefetched `AHEAD` stores ahead.
-    fn store_all(self, pairs: &[(u32, u32)]) {
+    /// `array[i] = v`, prefetched `AHEAD` stores ahead (`main`: the thread that asks
+    /// the interrupt hook; the other stops when it has).
+    fn store_all(self, pairs: &[(u32, u32)], main: bool, halt: &Halt) {
         const AHEAD: usize = 32;
+        let _g = main.then(|| halt.guard());
         for (k, &(i, v)) in pairs.iter().enumerate() {
+            if main {
+                halt.tick(k);
+            } else if halt.stopped(k) {
+                return;
+            }
             #[cfg(target_arch = "x86_64")]
             if let Some(&(j, _)) = pairs.get(k + AHEAD) {
                 let p = self.data[j as usize >> CHUNK_SHIFT] as *const u32;
@@ -42,6 +51,19 @@ impl Chunks<'_> {
 }
 
 impl MapArray {
+    /// `materialise` on a helper thread (no interrupt hook): stops early, leaving the
+    /// rest implicit, once `halt` says the thread with the hook has stopped.
+    pub fn materialise_unless_halted(&mut self, halt: &Halt) {
+        for c in 0..self.chunks.len() {
+            if halt.stopped(0) {
+                return;
+            }
+            if !self.slots[c].owned {
+                self.own(c);
+            }
+        }
+    }
+
     /// `self[i] = v` for every pair of `first` and of `second`, on two threads, where
     /// every index of `first` is below every index of `second`. On an array with a
     /// chunk it does not own, the stores go through `set` on this thread.
@@ -62,9 +84,10 @@ impl MapArray {
         }
         let addrs: Vec<usize> = self.slots.iter().map(|s| s.data as usize).collect();
         let chunks = Chunks { data: &addrs };
+        let halt = Halt::default();
         std::thread::scope(|s| {
-            s.spawn(move || chunks.store_all(second));
-            chunks.store_all(first);
+            s.spawn(|| chunks.store_all(second, false, &halt));
+            chunks.store_all(first, true, &halt);
         });
     }
 }

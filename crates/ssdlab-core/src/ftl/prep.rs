@@ -678,8 +678,10 @@ pub fn apply_distribution(ftl: &mut Ftl, sorted: &[u32], free_per_die: usize, rn
     // keep the first stores of each aside (`MapArray::set` on an implicit chunk); one
     // map a thread (the kernel zeroes their fresh pages on the thread touching them).
     let (l2p, p2l) = (&mut ftl.l2p, &mut ftl.p2l);
+    let halt = crate::interrupt::Halt::default();
     std::thread::scope(|s| {
-        s.spawn(|| l2p.materialise());
+        s.spawn(|| l2p.materialise_unless_halted(&halt));
+        let _g = halt.guard(); // Ctrl-C here (`own` polls the hook) stops the helper
         p2l.materialise();
     });
     let perm = Permutation::new(ftl.user_units, rng.next_u64());

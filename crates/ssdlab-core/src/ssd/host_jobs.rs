@@ -137,9 +137,32 @@ impl Ssd {
                 }
                 return;
             }
+            let zone = tr.next_zone_action();
             let io = tr.take().expect("a request was due");
-            self.submit_io(job, io);
+            match zone {
+                None => {
+                    self.submit_io(job, io);
+                }
+                Some(action) => self.trace_zone_op(job, action, io.offset),
+            }
         }
+    }
+
+    /// A replayed zone management command (csv `ZR`, `ZF`, `ZO`, `ZC`): a Zone
+    /// Management Send of the zone holding `offset`; on a drive that is not zoned the
+    /// replay stops with an error naming the trace.
+    fn trace_zone_op(&mut self, job: u32, action: crate::zns::ZoneAction, offset: u64) {
+        if self.zoned.is_none() {
+            let j = &mut self.jobs[job as usize];
+            let tr = j.trace.as_mut().expect("a replay job");
+            tr.stop_with(format!(
+                "request {} ({action:?}): zone management needs a zoned drive (a device with [zns]); '{}' is not zoned",
+                tr.issued, self.cfg.name
+            ));
+            return;
+        }
+        let zslba = self.zoned_zone_start(offset);
+        self.zone_send(job, action, zslba);
     }
 
     /// Start the jobs of group `idx` now; returns how many there are.

@@ -63,6 +63,9 @@ pub struct Record {
     pub kind: OpKind,
     pub offset: u64,
     pub len: u64,
+    /// A zone management command (the csv format's `ZR`, `ZF`, `ZO`, `ZC`) on the zone
+    /// holding `offset`, instead of an I/O (`kind` is then Trim and unused).
+    pub zone: Option<crate::zns::ZoneAction>,
 }
 
 /// A malformed line: where, what, and what was expected.
@@ -359,6 +362,7 @@ impl TraceReader {
                 kind,
                 offset,
                 len,
+                zone: None,
             }))
         };
         match self.format {
@@ -544,21 +548,34 @@ impl TraceReader {
                 )
             }
             TraceFormat::Csv => {
-                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes";
+                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes (or op ZR, ZF, ZO, ZC: zone management)";
                 let f: Vec<&str> = l.split(',').collect();
                 if f.len() != 4 {
                     return Err(bad(p, n, l, exp));
                 }
-                let kind = match f[1].trim() {
-                    "R" | "r" | "read" => OpKind::Read,
-                    "W" | "w" | "write" => OpKind::Write,
-                    "T" | "t" | "trim" => OpKind::Trim,
+                use crate::zns::ZoneAction;
+                let (kind, zone) = match f[1].trim() {
+                    "R" | "r" | "read" => (OpKind::Read, None),
+                    "W" | "w" | "write" => (OpKind::Write, None),
+                    "T" | "t" | "trim" => (OpKind::Trim, None),
+                    "ZR" | "zr" | "zone_reset" => (OpKind::Trim, Some(ZoneAction::Reset)),
+                    "ZF" | "zf" | "zone_finish" => (OpKind::Trim, Some(ZoneAction::Finish)),
+                    "ZO" | "zo" | "zone_open" => (OpKind::Trim, Some(ZoneAction::Open)),
+                    "ZC" | "zc" | "zone_close" => (OpKind::Trim, Some(ZoneAction::Close)),
                     _ => return Err(bad(p, n, l, exp)),
                 };
-                rec(num(f[0], exp)?, kind, num(f[2], exp)?, num(f[3], exp)?)
+                let mut r = rec(num(f[0], exp)?, kind, num(f[2], exp)?, num(f[3], exp)?)?;
+                if let Some(r) = r.as_mut() {
+                    r.zone = zone;
+                }
+                Ok(r)
             }
         }
     }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Statistics of a whole trace, in one streaming pass.
@@ -569,6 +586,9 @@ pub struct TraceStats {
     pub reads: u64,
     pub writes: u64,
     pub trims: u64,
+    /// Zone management commands (csv `ZR`, `ZF`, `ZO`, `ZC`), counted in `requests`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub zone_ops: u64,
     pub read_share: f64,
     pub bytes: u64,
     /// Requests per power-of-two size bucket: key = upper bound in bytes.
@@ -610,6 +630,11 @@ pub fn scan(
             s.first_time_ns = rec.time_ns;
         }
         s.requests += 1;
+        if rec.zone.is_some() {
+            s.zone_ops += 1; // no data, no span: the zone's own size
+            s.last_time_ns = s.last_time_ns.max(rec.time_ns);
+            continue;
+        }
         match rec.kind {
             OpKind::Read => s.reads += 1,
             OpKind::Write => s.writes += 1,

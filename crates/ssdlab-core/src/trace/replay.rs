@@ -150,6 +150,17 @@ impl TraceSource {
         self.next.is_some()
     }
 
+    /// The zone management command the next request is, if it is one.
+    pub fn next_zone_action(&self) -> Option<crate::zns::ZoneAction> {
+        self.next.and_then(|r| r.zone)
+    }
+
+    /// End the replay with `message` (a request this drive cannot take).
+    pub fn stop_with(&mut self, message: String) {
+        self.error.get_or_insert(message);
+        self.next = None;
+    }
+
     pub fn skipped_lines(&self) -> u64 {
         self.reader.skipped
     }

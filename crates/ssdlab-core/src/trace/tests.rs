@@ -42,6 +42,7 @@ fn records(text: &str, fmt: TraceFormat) -> Vec<Record> {
 
 fn rec(time_ns: u64, kind: OpKind, offset: u64, len: u64) -> Record {
     Record {
+        zone: None,
         time_ns,
         kind,
         offset,
