@@ -126,6 +126,18 @@ impl Halt {
         }
     }
 
+    /// At item `k` of a share of the work: on the hook's thread (`main`) ask the hook
+    /// (unwinding on stop), on a helper say whether to go on.
+    #[inline]
+    pub fn go_on(&self, main: bool, k: usize) -> bool {
+        if main {
+            self.tick(k);
+            true
+        } else {
+            !self.stopped(k)
+        }
+    }
+
     /// A helper thread, at item `k` of its share: has the hook's thread stopped?
     #[inline]
     pub fn stopped(&self, k: usize) -> bool {

@@ -74,9 +74,7 @@ impl BucketedStores {
             let mut c = vec![0usize; STORE_BUCKETS];
             let _g = main.then(|| halt.guard());
             for (k, &(i, _)) in part.iter().enumerate() {
-                if main {
-                    halt.tick(k);
-                } else if halt.stopped(k) {
+                if !halt.go_on(main, k) {
                     break;
                 }
                 c[(i >> shift) as usize] += 1;
@@ -100,9 +98,7 @@ impl BucketedStores {
         let scatter = |part: &[(u32, u32)], mut at: Vec<usize>, main: bool| {
             let _g = main.then(|| halt.guard());
             for (n, &(i, v)) in part.iter().enumerate() {
-                if main {
-                    halt.tick(n);
-                } else if halt.stopped(n) {
+                if !halt.go_on(main, n) {
                     break;
                 }
                 let k = (i >> shift) as usize;

@@ -24,9 +24,7 @@ impl Chunks<'_> {
         const AHEAD: usize = 32;
         let _g = main.then(|| halt.guard());
         for (k, &(i, v)) in pairs.iter().enumerate() {
-            if main {
-                halt.tick(k);
-            } else if halt.stopped(k) {
+            if !halt.go_on(main, k) {
                 return;
             }
             #[cfg(target_arch = "x86_64")]

@@ -405,24 +405,19 @@ impl Ssd {
         let mut units = Vec::new();
         let mut drop_units = 0;
         let zrwa = zr.zrwa.is_some();
-        if w.gen != zr.gen {
+        let same_gen = w.gen == zr.gen;
+        if !same_gen {
             drop_units = c.len / z.lba_bytes; // reset under it: nothing to keep
-        } else if zrwa {
-            if let Some(o) = &mut z.oracle {
-                let first = w.zone * z.zone_lbas + w.off / z.lba_bytes;
-                for lba in first..first + c.len / z.lba_bytes {
-                    o.shadow[lba as usize] = o.next;
-                    o.next += 1;
-                }
-            }
         } else {
-            zr.early.insert(w.off, c.len);
-            while let Some(len) = zr.early.remove(&zr.arrived_bytes) {
-                zr.arrived_bytes += len;
-            }
-            while (zr.queued_units + 1) * z.unit_bytes <= zr.arrived_bytes {
-                units.push(zr.queued_units);
-                zr.queued_units += 1;
+            if !zrwa {
+                zr.early.insert(w.off, c.len);
+                while let Some(len) = zr.early.remove(&zr.arrived_bytes) {
+                    zr.arrived_bytes += len;
+                }
+                while (zr.queued_units + 1) * z.unit_bytes <= zr.arrived_bytes {
+                    units.push(zr.queued_units);
+                    zr.queued_units += 1;
+                }
             }
             if let Some(o) = &mut z.oracle {
                 let first = w.zone * z.zone_lbas + w.off / z.lba_bytes;
@@ -433,7 +428,7 @@ impl Ssd {
             }
         }
         let (zone, idle) = (w.zone, zr.in_flight == 0);
-        let (lba_bytes, same_gen) = (z.lba_bytes, w.gen == zr.gen);
+        let lba_bytes = z.lba_bytes;
         for u in units {
             self.zoned_queue_program(zone, u, false);
         }
