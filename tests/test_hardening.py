@@ -110,9 +110,15 @@ def test_internal_error_is_one_class():
 
 # ---- Ctrl-C while an aged drive is prepared ------------------------------------------
 
-# A 1 TB drive (client-tlc-dram with twice the blocks): its steady state takes ~5 s to
+# A 1 TB drive (client-tlc-dram with twice the blocks): its steady state takes ~5-7 s to
 # prepare here (the 512 GB one ~2.3 s since 2026-11-30), so 1.5 s in it is preparing.
-AGED = ["--device", "client-tlc-dram", "--set", "nand.blocks_per_plane=2732",
+# The tests below interrupt it there and check that the interrupt ends the preparation
+# rather than waiting for it: answered well before the >= 3.5 s of preparation left.
+# The bound is not a latency target (Ctrl-C is answered in tens of ms here); a loaded
+# machine only stretches the preparation, so the bound stays far from both outcomes.
+ANSWERED_WITHIN_S = 3.0
+AGED_1TB = "nand.blocks_per_plane=2732"
+AGED = ["--device", "client-tlc-dram", "--set", AGED_1TB,
         "--state", "steady", "-q", "--number_ios", "10"]  # fmt: skip
 
 
@@ -131,7 +137,7 @@ def test_cli_ctrl_c_during_aged_preparation(tmp_path):
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=60)[1]
     took = time.monotonic() - t0
-    assert took < 1.0, took
+    assert took < ANSWERED_WITHIN_S, took
     assert p.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert not list(tmp_path.iterdir())
@@ -150,9 +156,9 @@ def later():
 threading.Thread(target=later, daemon=True).start()
 try:
     if {session}:
-        _core.Session("preset", "client-tlc-dram", "client-tlc-dram", [], "steady", 1)
+        _core.Session("preset", "client-tlc-dram", "client-tlc-dram", ["{aged}"], "steady", 1)
     else:
-        ssdlab.run("client-tlc-dram", {{"number_ios": 10}}, state="steady", reuse_prep=True)
+        ssdlab.run("client-tlc-dram", {{"number_ios": 10}}, state="steady", set=["{aged}"])
 except KeyboardInterrupt:
     print("interrupted after", time.monotonic() - t0)
 """
@@ -161,12 +167,12 @@ except KeyboardInterrupt:
 @pytest.mark.parametrize("session", [False, True], ids=["run", "Session"])
 def test_python_keyboard_interrupt_during_aged_preparation(session):
     r = subprocess.run(
-        [sys.executable, "-c", PREP_SCRIPT.format(session=session)],
+        [sys.executable, "-c", PREP_SCRIPT.format(session=session, aged=AGED_1TB)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("interrupted after"), r.stdout + r.stderr
-    assert float(r.stdout.split()[-1]) < 1.0
+    assert float(r.stdout.split()[-1]) < ANSWERED_WITHIN_S
 
 
 # ---- one memory limit for parallel runs ---------------------------------------------

@@ -172,14 +172,22 @@ fn zone_ops_open_a_zrwa_and_flush_it() {
     assert_eq!(z["zones_by_state"]["explicitly_open"], 1, "{z}");
     assert_eq!(r["write"]["total_ios"], 64);
     // `upto` belongs to a flush, and a flush needs it.
-    for ops in [
-        r#"[{"at":0,"action":"flush","zone":0}]"#,
-        r#"[{"at":0,"action":"open","zone":0,"upto":"64KiB"}]"#,
-        r#"[{"at":0,"action":"flush","zone":0,"upto":"6KiB"}]"#,
+    // The message names the action as the workload spells it.
+    for (ops, action) in [
+        (r#"[{"at":0,"action":"flush","zone":0}]"#, "flush"),
+        (
+            r#"[{"at":0,"action":"open_zrwa","zone":0,"upto":"64KiB"}]"#,
+            "open_zrwa",
+        ),
+        (
+            r#"[{"at":0,"action":"flush","zone":0,"upto":"6KiB"}]"#,
+            "flush",
+        ),
     ] {
         let wl = format!(r#"{{"rw":"read","zone_ops":{ops}}}"#);
         let e = common::try_run_jobs(&dev, &wl, DriveState::Fresh, false).unwrap_err();
         assert!(e.contains("zone_ops[0].upto"), "{e}");
+        assert!(e.contains(&format!("with action {action} ")), "{e}");
     }
 }
 

@@ -157,6 +157,20 @@ pub enum ZoneOpAction {
     Flush,
 }
 
+impl ZoneOpAction {
+    /// The action as a workload spells it (`open_zrwa`), for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Close => "close",
+            Self::Finish => "finish",
+            Self::Reset => "reset",
+            Self::OpenZrwa => "open_zrwa",
+            Self::Flush => "flush",
+        }
+    }
+}
+
 /// One Zone Management Send a job sends at a set time (the workload's `zone_ops`), on
 /// a zoned drive (`[zns]`): e.g. `{at = "5ms", action = "finish", zone = 3}`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -64,10 +64,10 @@ pub(super) fn fit_zbd_jobs(
                 return Err(crate::config::err(
                     &format!("workload job {i}"),
                     format!(
-                        "zone_ops[{k}].upto: {} with action {:?} (allowed: with flush only, and there a \
+                        "zone_ops[{k}].upto: {} with action {} (allowed: with flush only, and there a \
                          multiple of the drive's {lba}-byte logical block from {lba} to the zone size {zone_bytes})",
                         op.upto.map_or("none".to_string(), |b| b.to_string()),
-                        op.action
+                        op.action.name()
                     ),
                 ));
             }
