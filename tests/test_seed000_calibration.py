@@ -93,6 +93,31 @@ def test_table_from_given_values_needs_no_runs():
     assert "not published" in cal.markdown(rows) and "rows 11" in cal.summary(rows)
 
 
+def test_second_sources_are_shown_beside_the_first_and_not_counted():
+    got = {f.key: (106_000.0, "given") for f in cal.FIGURES}
+    rows = cal.table_rows(
+        [("samsung-970-evo-plus-1tb", "970-evo-plus-1tb"), ("seed000-hmb-1tb", "980-1tb")],
+        measured={"samsung-970-evo-plus-1tb": got, "seed000-hmb-1tb": got},
+    )
+    extra = cal.second_source_rows(rows)
+    # KitGuru's QD1 write of the 970 EVO Plus 1 TB, and nothing for the 980.
+    assert [(r["device"], r["figure_key"], r["public"]) for r in extra] == [
+        ("samsung-970-evo-plus-1tb", "rand_write_qd1", 163_140)
+    ]
+    (r,) = extra
+    assert r["first_public"] == 60_000 and r["first_source"] == "digit970"
+    assert r["ratio"] == pytest.approx(106_000 / 163_140) and r["verdict"] == "outside"
+    md = cal.second_sources_markdown(rows)
+    assert "| 60,000 (digit970) | 163,140 (kitguru970) | 106,000 | 1.77 | 0.65 |" in md
+    # The summary counts the first sources only.
+    assert "rows 22" in cal.summary(rows)
+    # Every second source is a row the first sources have, with its quotes.
+    for src in cal.SECOND_SOURCES.values():
+        assert src["url"] and src["quotes"]
+        for drive, figure in src["figures"]:
+            cal.public_figure(drive, figure)
+
+
 @pytest.fixture(scope="module")
 def quick_rows():
     """One preset's table with tiny run lengths (the SLC fills still write past the cache)."""

@@ -302,6 +302,39 @@ PUBLIC: dict[str, dict[str, Any]] = {
 }
 
 
+# Second sources: figures a review measured for a row PUBLIC already gives. They are shown
+# beside the model in a table of their own and not counted: where two public figures of one
+# row disagree by more than the tolerance, no model value can be within it of both, and the
+# row's verdict says more about the host that measured it than about the drive.
+SECOND_SOURCES: dict[str, dict[str, Any]] = {
+    "kitguru970": {
+        "cite": "KitGuru, Samsung SSD 970 EVO Plus 1TB review, page 10 ('4K Random Write v QD "
+        "Performance'; their own bench, not Samsung's IOmeter 1.1.0 on an i7-7700K)",
+        "url": "https://kitguru.net/components/ssd-drives/simon-crisp/samsung-ssd-970-evo-plus-"
+        "1tb-review/10",
+        "quotes": (
+            "At QD1 the drive is rated as up to 60,000 IOPS",
+            "the drive produced a QD1 figure 163,140 IOPS, much faster than the official figure",
+        ),
+        "figures": {(E1T, "rand_write_qd1"): 163_140},
+    },
+}
+
+
+def second_source_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of ``rows`` a second source also gives, with that source's figure."""
+    out = []
+    for r in rows:
+        drive = next((k for k, v in DRIVES.items() if v == (r["drive"], r["capacity"])), None)
+        for key, src in SECOND_SOURCES.items():
+            value = src["figures"].get((drive, r["figure_key"]))
+            if value is not None:
+                out.append({**r, "public": value, "source": key, "first_source": r["source"],
+                            "first_public": r["public"], "ratio": ratio(r["model"], value),
+                            "verdict": verdict(r["model"], value)})  # fmt: skip
+    return out
+
+
 def public_figure(drive: str, figure: str) -> tuple[float | None, str]:
     """(public value or None, source key) of one drive's figure."""
     for key, src in PUBLIC.items():
@@ -584,6 +617,33 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def second_sources_markdown(rows: list[dict[str, Any]]) -> str:
+    """Second sources beside the first and the model (not counted in the summary)."""
+    extra = second_source_rows(rows)
+    if not extra:
+        return ""
+    head = ("drive", "capacity", "preset", "figure", "first source", "second source", "model",
+            "model/first", "model/second")  # fmt: skip
+    lines = [
+        "Second sources (not counted: the two public figures of these rows disagree):",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for r in extra:
+        first = ratio(r["model"], r["first_public"])
+        cells = [
+            r["drive"], r["capacity"], f"`{r['device']}`", r["figure"],
+            f"{fmt_value(r['first_public'], r['unit'])} ({r['first_source']})",
+            f"{fmt_value(r['public'], r['unit'])} ({r['source']})",
+            fmt_value(r["model"], r["unit"]),
+            "-" if first is None else f"{first:.2f}",
+            "-" if r["ratio"] is None else f"{r['ratio']:.2f}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
 def csv_text(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, [*COLUMNS, "figure_key", "how"], lineterminator="\n")
@@ -639,6 +699,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ssdlab: error: {e}", file=sys.stderr)
         return 2
     text = markdown(rows) + "\n\n" + summary(rows) + "\n"
+    second = second_sources_markdown(rows)
+    if second:
+        text += "\n" + second + "\n"
     if args.json == "-":
         json.dump(rows, sys.stdout, indent=1)
         print()
