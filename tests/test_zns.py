@@ -203,6 +203,28 @@ def test_trace_zone_management_from_the_api_and_cli(zoned, tmp_path, capsys):
     assert json.loads(out.read_text())["device"]["zns"]["finishes"] == 1
 
 
+def test_blkparse_zoned_operations_from_the_api_and_cli(zoned, tmp_path, capsys):
+    """blkparse's zoned RWBS (Linux 6.17: ZA, ZF, ZRA): Zone Append, finish, reset of all."""
+    t = tmp_path / "z.blk"
+    t.write_text(
+        "259,0 0 1 0.000001000 1 Q ZA 2048 + 128 [fio]\n"
+        "259,0 0 2 0.000002000 1 Q ZA 2048 + 128 [fio]\n"
+        "259,0 0 3 0.000003000 1 Q ZF 2048 + 0 [fio]\n"
+        "259,0 0 4 0.000004000 1 Q ZRA 0 + 0 [fio]\n"
+        "259,0 0 5 0.000005000 1 Q ZA 2048 + 8 [fio]\n"
+    )
+    st = ssdlab.trace_stats(str(t))
+    assert (st["format"], st["zone_ops"], st["zone_appends"], st["writes"]) == ("blkparse", 2, 3, 3)
+    assert main(["trace", str(t), "--stats-only"]) == 0
+    assert "zone management 2  zone appends 3" in capsys.readouterr().out
+    out = tmp_path / "r.json"
+    assert main(["trace", str(t), "--device", str(zoned), "--iodepth", "1", "--state", "fresh",
+                 "--json", str(out)]) == 0  # fmt: skip
+    z = json.loads(out.read_text())["device"]["zns"]
+    assert (z["appends"], z["finishes"], z["resets"], z["errors_total"]) == (3, 1, 1, 0), z
+    assert z["zones_by_state"] == {"empty": z["zones"] - 1, "implicitly_open": 1}, z
+
+
 def test_zn540_presets_are_shipped():
     names = ssdlab.presets()
     assert "zn540" in names and "zn540-dramless" in names

@@ -236,6 +236,77 @@ fn a_trace_replays_zone_management() {
     std::fs::remove_file(&p).ok();
 }
 
+/// Zoned commands in a blkparse trace (Linux 6.17's RWBS: `ZA` Zone Append, `ZF`, `ZO`,
+/// `ZR`, `ZC`, and `ZRA` reset of all zones): replayed as the drive's own commands; the
+/// `N` an older kernel prints for zone management, and flushes, are skipped.
+#[test]
+fn a_blkparse_trace_replays_zoned_commands() {
+    let p = std::env::temp_dir().join(format!("ssdlab-zns-blk-{}.txt", std::process::id()));
+    let lines = [
+        "259,0 0 1 0.000001000 100 Q W 0 + 128 [fio]", // zone 0: 64 KiB
+        "259,0 0 2 0.000002000 100 Q W 128 + 128 [fio]",
+        "259,0 0 3 0.000003000 100 Q ZA 2048 + 128 [fio]", // zone 1, wherever its wp is
+        "259,0 0 4 0.000004000 100 Q ZA 2048 + 128 [fio]",
+        "259,0 0 5 0.000005000 100 Q FWS 256 + 128 [fio]", // preflush + write: a write
+        "259,0 0 6 0.000006000 100 Q FN 0 + 0 [fio]",      // a flush: no data
+        "259,0 0 7 0.000007000 100 Q N 4096 + 0 [fio]",    // an old kernel's zone op
+        "259,0 0 8 0.000008000 100 Q ZF 0 + 0 [fio]",      // finish zone 0
+        "259,0 0 9 0.000009000 100 Q ZO 4096 [fio]",       // open zone 2 (no '+ count')
+        "259,0 0 10 0.000010000 100 Q ZRA 0 + 0 [mkfs]",   // reset every zone
+        "259,0 0 11 0.000011000 100 Q W 0 + 128 [fio]",    // zone 0 from its start again
+    ];
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let wl = format!(
+        r#"{{"iodepth":1,"trace":{{"path":"{}","format":"blkparse","mode":"closed"}}}}"#,
+        p.display()
+    );
+    let st = ssdlab_core::trace::scan(
+        p.to_str().unwrap(),
+        Some(ssdlab_core::trace::TraceFormat::Blkparse),
+        0,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (st.zone_ops, st.zone_appends, st.writes, st.reads),
+        (3, 2, 6, 0)
+    );
+    let r = simulate(&zoned(&[]), &wl, DriveState::Fresh);
+    let z = zns(&r);
+    assert_eq!(z["errors_total"], 0, "{z}");
+    assert_eq!(z["appends"], 2, "{z}");
+    assert_eq!(
+        (z["finishes"].clone(), z["opens"].clone()),
+        (1.into(), 1.into()),
+        "{z}"
+    );
+    // The reset of all zones emptied zone 0 (finished: its whole 1 MiB capacity), zone 1
+    // (two appends) and zone 2 (opened, nothing written): the last write starts zone 0
+    // again, at its write pointer.
+    assert_eq!(
+        (z["resets"].clone(), z["reset_bytes"].clone()),
+        (2.into(), ((1 << 20) + 2 * (64 << 10)).into()),
+        "{z}"
+    );
+    assert_eq!(z["zones_by_state"]["implicitly_open"], 1, "{z}");
+    assert_eq!(
+        r["write"]["total_ios"], 6,
+        "appends are writes; zone commands are not I/O"
+    );
+    // A drive that is not zoned: the replay stops at the first Zone Append.
+    let r = common::try_run_jobs(&device("tiny-test", &[]), &wl, DriveState::Fresh, false).unwrap();
+    let e = r["jobs"][0]["trace"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        e.contains("Zone Append") && e.contains("zoned drive"),
+        "{e}"
+    );
+    assert_eq!(r["write"]["total_ios"], 2);
+    std::fs::remove_file(&p).ok();
+}
+
 /// fio's zbd jobs finish a zone whose remainder is below the block size and go on to the
 /// next zone (zone capacity 768 KiB, 320 KiB writes: two a zone, then a Zone Finish).
 #[test]

@@ -143,26 +143,56 @@ impl Ssd {
                 None => {
                     self.submit_io(job, io);
                 }
-                Some(action) => self.trace_zone_op(job, action, io.offset),
+                Some(cmd) => self.trace_zoned_cmd(job, cmd, io),
             }
         }
     }
 
-    /// A replayed zone management command (csv `ZR`, `ZF`, `ZO`, `ZC`): a Zone
-    /// Management Send of the zone holding `offset`; on a drive that is not zoned the
-    /// replay stops with an error naming the trace.
-    fn trace_zone_op(&mut self, job: u32, action: crate::zns::ZoneAction, offset: u64) {
+    /// A replayed zoned command (`trace::ZonedCmd`): a Zone Management Send of the
+    /// zone holding the record's offset, a reset of every zone (one command over the
+    /// whole namespace, as Select All), or a Zone Append to the zone holding the
+    /// offset. On a drive that is not zoned the replay stops with an error naming it.
+    fn trace_zoned_cmd(&mut self, job: u32, cmd: crate::trace::ZonedCmd, io: Io) {
+        use crate::trace::ZonedCmd;
         if self.zoned.is_none() {
             let j = &mut self.jobs[job as usize];
             let tr = j.trace.as_mut().expect("a replay job");
+            let what = match cmd {
+                ZonedCmd::Send(a) => format!("zone management ({a:?})"),
+                ZonedCmd::ResetAll => "zone management (reset of all zones)".into(),
+                ZonedCmd::Append => "a Zone Append".into(),
+            };
             tr.stop_with(format!(
-                "request {} ({action:?}): zone management needs a zoned drive (a device with [zns]); '{}' is not zoned",
+                "request {}: {what} needs a zoned drive (a device with [zns]); '{}' is not zoned",
                 tr.issued, self.cfg.name
             ));
             return;
         }
-        let zslba = self.zoned_zone_start(offset);
-        self.zone_send(job, action, zslba);
+        match cmd {
+            ZonedCmd::Send(action) => {
+                let zslba = self.zoned_zone_start(io.offset);
+                self.zone_send(job, action, zslba);
+            }
+            ZonedCmd::ResetAll => {
+                let z = self.zoned();
+                let len = z.ns.zone_count() * z.zone_lbas * z.lba_bytes;
+                let all = Io {
+                    kind: crate::workload::OpKind::Trim,
+                    offset: 0,
+                    len,
+                };
+                let c = self.submit_cmd(job, all, super::Origin::Host);
+                self.zoned()
+                    .actions
+                    .insert(c, crate::zns::ZoneAction::Reset);
+            }
+            ZonedCmd::Append => {
+                let mut io = io;
+                io.offset = self.zoned_zone_start(io.offset); // ZSLBA
+                let c = self.submit_io(job, io);
+                self.zoned_mark_append(c); // read back where the drive put it
+            }
+        }
     }
 
     /// Start the jobs of group `idx` now; returns how many there are.

@@ -12,6 +12,10 @@
 //! times span exactly 7,200 units, its two hours, so the unit is the second and
 //! in timed replay the requests of one second arrive together), and ssdlab's own CSV
 //! (`time_ns,op,offset_bytes,length_bytes`, op R/W/T, `#` comments).
+//! Zoned commands (`ZonedCmd`, replayed on a zoned drive only): ssdlab's CSV ops `ZR`,
+//! `ZF`, `ZO`, `ZC` (Zone Management Send) and `ZA` (Zone Append), and blkparse's
+//! RWBS `ZR`, `ZRA`, `ZF`, `ZO`, `ZC`, `ZA` (Linux 6.17 on; older kernels print zone
+//! management as `N`, which is skipped). fio's iolog has no zone actions.
 //! Simplifies: blkparse lines other than queue (`Q`) events, iolog actions other
 //! than read/write/trim/wait, and SCSI opcodes other than READ/WRITE/UNMAP are
 //! skipped as not being requests.
@@ -63,9 +67,60 @@ pub struct Record {
     pub kind: OpKind,
     pub offset: u64,
     pub len: u64,
-    /// A zone management command (the csv format's `ZR`, `ZF`, `ZO`, `ZC`) on the zone
-    /// holding `offset`, instead of an I/O (`kind` is then Trim and unused).
-    pub zone: Option<crate::zns::ZoneAction>,
+    /// A zoned command instead of a plain read, write or trim.
+    pub zone: Option<ZonedCmd>,
+}
+
+/// A zoned command a trace line carries (replayed on a zoned drive only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZonedCmd {
+    /// Zone Management Send of the zone holding the record's offset (csv `ZR`, `ZF`,
+    /// `ZO`, `ZC`; blkparse RWBS `ZR`, `ZF`, `ZO`, `ZC`); `kind` is Trim and unused.
+    Send(crate::zns::ZoneAction),
+    /// Zone Management Send with Select All, reset (blkparse `ZRA`: every zone).
+    ResetAll,
+    /// Zone Append of the record's length to the zone holding its offset (blkparse
+    /// `ZA`); `kind` is Write.
+    Append,
+}
+
+/// A blkparse RWBS field as Linux's `blk_fill_rwbs` writes it: an optional `F`
+/// (preflush), the operation (`R`, `W`, `D` discard, `DE` secure erase, `WZ` write
+/// zeroes, `N` none, `F` flush; since Linux 6.17 the zoned operations `ZA` append,
+/// `ZR` reset, `ZRA` reset all, `ZF` finish, `ZO` open, `ZC` close), then flags (`F`
+/// FUA, `A` readahead, `S` sync, `M` metadata, ...). `None`: no data and no zoned
+/// command (flushes, barriers).
+fn blkparse_op(rwbs: &str) -> Option<(OpKind, Option<ZonedCmd>)> {
+    use crate::zns::ZoneAction;
+    let op = match rwbs.strip_prefix('F') {
+        Some(rest) if rest.starts_with(['Z', 'R', 'W', 'D', 'N']) => rest,
+        _ => rwbs,
+    };
+    if let Some(z) = op.strip_prefix('Z') {
+        let cmd = if z.starts_with("RA") {
+            ZonedCmd::ResetAll
+        } else {
+            match z.chars().next()? {
+                'A' => return Some((OpKind::Write, Some(ZonedCmd::Append))),
+                'R' => ZonedCmd::Send(ZoneAction::Reset),
+                'F' => ZonedCmd::Send(ZoneAction::Finish),
+                'O' => ZonedCmd::Send(ZoneAction::Open),
+                'C' => ZonedCmd::Send(ZoneAction::Close),
+                _ => return None,
+            }
+        };
+        return Some((OpKind::Trim, Some(cmd)));
+    }
+    let kind = if op.contains('D') {
+        OpKind::Trim
+    } else if op.contains('W') {
+        OpKind::Write
+    } else if op.contains('R') {
+        OpKind::Read
+    } else {
+        return None; // flushes and barriers carry no data
+    };
+    Some((kind, None))
 }
 
 /// A malformed line: where, what, and what was expected.
@@ -400,11 +455,15 @@ impl TraceReader {
                 if w[5] != "Q" {
                     return Ok(None);
                 }
-                let rwbs = w.get(6).copied().unwrap_or("");
-                if !rwbs.contains(['R', 'W', 'D']) {
+                let Some((kind, zone)) = blkparse_op(w.get(6).copied().unwrap_or("")) else {
                     return Ok(None); // flushes and barriers carry no data
-                }
-                if w.len() < 10 || w[8] != "+" {
+                };
+                // Zone management carries no data: blkparse may print its sector alone.
+                let sized = w.len() >= 10 && w[8] == "+";
+                if !(sized
+                    || (w.len() >= 8
+                        && matches!(zone, Some(ZonedCmd::Send(_) | ZonedCmd::ResetAll))))
+                {
                     return Err(bad(p, n, l, exp));
                 }
                 let secs: f64 = w[3]
@@ -412,23 +471,18 @@ impl TraceReader {
                     .ok()
                     .filter(|s: &f64| s.is_finite() && *s >= 0.0)
                     .ok_or_else(|| bad(p, n, l, exp))?;
-                let kind = if rwbs.contains('D') {
-                    OpKind::Trim
-                } else if rwbs.contains('W') {
-                    OpKind::Write
-                } else if rwbs.contains('R') {
-                    OpKind::Read
-                } else {
-                    return Ok(None); // flushes and barriers carry no data
-                };
                 let sector = num(w[7], exp)?;
-                let count = num(w[9], exp)?;
-                rec(
+                let count = if sized { num(w[9], exp)? } else { 0 };
+                let mut r = rec(
                     (secs * 1e9) as u64,
                     kind,
                     sector.saturating_mul(512),
                     count.saturating_mul(512),
-                )
+                )?;
+                if let Some(r) = r.as_mut() {
+                    r.zone = zone;
+                }
+                Ok(r)
             }
             TraceFormat::FioIolog => {
                 // fio reads version 2 and 3 (iolog.c); version 1 it no longer reads.
@@ -548,7 +602,7 @@ impl TraceReader {
                 )
             }
             TraceFormat::Csv => {
-                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes (or op ZR, ZF, ZO, ZC: zone management)";
+                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes (or op ZR, ZF, ZO, ZC: zone management; ZA: zone append)";
                 let f: Vec<&str> = l.split(',').collect();
                 if f.len() != 4 {
                     return Err(bad(p, n, l, exp));
@@ -562,11 +616,17 @@ impl TraceReader {
                     "ZF" | "zf" | "zone_finish" => (OpKind::Trim, Some(ZoneAction::Finish)),
                     "ZO" | "zo" | "zone_open" => (OpKind::Trim, Some(ZoneAction::Open)),
                     "ZC" | "zc" | "zone_close" => (OpKind::Trim, Some(ZoneAction::Close)),
+                    "ZA" | "za" | "zone_append" => (OpKind::Write, None),
                     _ => return Err(bad(p, n, l, exp)),
                 };
+                let append = matches!(f[1].trim(), "ZA" | "za" | "zone_append");
                 let mut r = rec(num(f[0], exp)?, kind, num(f[2], exp)?, num(f[3], exp)?)?;
                 if let Some(r) = r.as_mut() {
-                    r.zone = zone;
+                    r.zone = if append {
+                        Some(ZonedCmd::Append)
+                    } else {
+                        zone.map(ZonedCmd::Send)
+                    };
                 }
                 Ok(r)
             }
@@ -586,9 +646,13 @@ pub struct TraceStats {
     pub reads: u64,
     pub writes: u64,
     pub trims: u64,
-    /// Zone management commands (csv `ZR`, `ZF`, `ZO`, `ZC`), counted in `requests`.
+    /// Zone management commands (csv `ZR`, `ZF`, `ZO`, `ZC`; blkparse also `ZRA`),
+    /// counted in `requests`.
     #[serde(skip_serializing_if = "is_zero")]
     pub zone_ops: u64,
+    /// Zone Appends (csv and blkparse `ZA`), counted in `requests` and `writes`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub zone_appends: u64,
     pub read_share: f64,
     pub bytes: u64,
     /// Requests per power-of-two size bucket: key = upper bound in bytes.
@@ -630,7 +694,9 @@ pub fn scan(
             s.first_time_ns = rec.time_ns;
         }
         s.requests += 1;
-        if rec.zone.is_some() {
+        if rec.zone == Some(ZonedCmd::Append) {
+            s.zone_appends += 1; // and a write below
+        } else if rec.zone.is_some() {
             s.zone_ops += 1; // no data, no span: the zone's own size
             s.last_time_ns = s.last_time_ns.max(rec.time_ns);
             continue;

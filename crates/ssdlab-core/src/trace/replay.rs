@@ -151,7 +151,7 @@ impl TraceSource {
     }
 
     /// The zone management command the next request is, if it is one.
-    pub fn next_zone_action(&self) -> Option<crate::zns::ZoneAction> {
+    pub fn next_zone_action(&self) -> Option<super::ZonedCmd> {
         self.next.and_then(|r| r.zone)
     }
 

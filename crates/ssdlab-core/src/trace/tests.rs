@@ -339,3 +339,40 @@ fn a_named_pipe_is_refused_before_it_is_opened() {
     assert!(e.message.contains("a named pipe"), "{}", e.message);
     let _ = std::fs::remove_file(&p);
 }
+
+/// blkparse's RWBS field, as Linux's `blk_fill_rwbs` writes it (zoned operations since
+/// 6.17): the operation after an optional preflush `F`, then flags.
+#[test]
+fn blkparse_rwbs_operations() {
+    use crate::zns::ZoneAction;
+    use OpKind::*;
+    let send = |a| Some(ZonedCmd::Send(a));
+    for (rwbs, want) in [
+        ("R", Some((Read, None))),
+        ("RA", Some((Read, None))),
+        ("RM", Some((Read, None))),
+        ("W", Some((Write, None))),
+        ("WS", Some((Write, None))),
+        ("FWS", Some((Write, None))),
+        ("WFS", Some((Write, None))),
+        ("WZ", Some((Write, None))),
+        ("D", Some((Trim, None))),
+        ("DE", Some((Trim, None))),
+        ("N", None),
+        ("FN", None),
+        ("F", None),
+        ("FF", None),
+        ("", None),
+        ("ZA", Some((Write, Some(ZonedCmd::Append)))),
+        ("ZR", Some((Trim, send(ZoneAction::Reset)))),
+        ("ZRA", Some((Trim, Some(ZonedCmd::ResetAll)))),
+        ("ZF", Some((Trim, send(ZoneAction::Finish)))),
+        ("ZO", Some((Trim, send(ZoneAction::Open)))),
+        ("ZC", Some((Trim, send(ZoneAction::Close)))),
+        ("FZR", Some((Trim, send(ZoneAction::Reset)))),
+        ("Z", None),
+        ("ZX", None),
+    ] {
+        assert_eq!(blkparse_op(rwbs), want, "{rwbs}");
+    }
+}
