@@ -93,3 +93,27 @@ def test_api_and_preset():
     assert ssdlab.validate("dc-mlc-2016-fdp")["fdp"]["handles"] == 8
     with pytest.raises(ssdlab.ConfigError, match=r"fdp\.reclaim_groups: 3"):
         ssdlab.validate("tiny-test", set={"fdp.reclaim_groups": 3})
+
+
+def test_trace_placement_ids_from_the_api_and_cli(tmp_path, capsys):
+    """ssdlab's csv trace with a fifth column: each write's placement ID reaches its handle."""
+    from ssdlab.trace import trace_workload
+
+    t = tmp_path / "p.csv"
+    t.write_text("".join(f"{k},W,{k * 65536},65536,{k % 3}\n" for k in range(30)))
+    st = ssdlab.trace_stats(str(t))
+    assert st["placement_ids"] == {"0": 10, "1": 10, "2": 10}
+    assert main(["trace", str(t), "--stats-only"]) == 0
+    assert "writes by placement ID 0: 10, 1: 10, 2: 10" in capsys.readouterr().out
+    r = ssdlab.run("tiny-test", trace_workload(str(t), iodepth=2), state="fresh",
+                   set={"fdp.handles": 4})  # fmt: skip
+    hb = [h["host_bytes_written"] for h in r["device"]["fdp"]["per_handle"]]
+    assert hb == [10 * 65536, 10 * 65536, 10 * 65536, 0]
+    out = tmp_path / "r.json"
+    assert main(["trace", str(t), "--device", "tiny-test", "--set", "fdp.handles=4",
+                 "--state", "fresh", "--json", str(out)]) == 0  # fmt: skip
+    d = json.loads(out.read_text())["device"]["fdp"]
+    assert [h["host_bytes_written"] for h in d["per_handle"]] == hb
+    # A drive without FDP: the replay stops at the first write with a placement ID.
+    r = ssdlab.run("tiny-test", trace_workload(str(t), iodepth=2), state="fresh")
+    assert "Flexible Data Placement" in r["jobs"][0]["trace"]["error"]

@@ -187,6 +187,10 @@ def format_stats(s: dict) -> str:
         "  sizes (<= bytes: requests): "
         + "  ".join(f"{_binary(int(k))}: {v:,}" for k, v in s["size_histogram"].items()),
     ]
+    if s.get("placement_ids"):
+        lines[0] += "  writes by placement ID " + ", ".join(
+            f"{k}: {v:,}" for k, v in s["placement_ids"].items()
+        )
     if s.get("zone_ops") or s.get("zone_appends"):
         lines[0] += (
             f"  zone management {s.get('zone_ops', 0):,}  zone appends {s.get('zone_appends', 0):,}"

@@ -220,3 +220,74 @@ fn bad_sections_name_the_field() {
         "{e}"
     );
 }
+
+/// The hot/cold writes of `hot_cold` as one csv trace, interleaved, each write with
+/// placement ID `hot` or `cold` in the fifth column (None: no column).
+fn hot_cold_trace(pids: Option<(u32, u32)>) -> std::path::PathBuf {
+    let tag = pids.map_or("none".to_string(), |(a, b)| format!("{a}-{b}"));
+    let p = std::env::temp_dir().join(format!("ssdlab-fdp-{}-{tag}.csv", std::process::id()));
+    let mut t = String::new();
+    let col = |pid: u32| pids.map_or(String::new(), |_| format!(",{pid}"));
+    for k in 0..768u64 {
+        let hot = (k % 32) * 65536;
+        let cold = (8 << 20) + (k % 224) * 65536;
+        let (ph, pc) = pids.unwrap_or((0, 0));
+        t += &format!("{},W,{hot},65536{}\n", 2 * k, col(ph));
+        t += &format!("{},W,{cold},65536{}\n", 2 * k + 1, col(pc));
+    }
+    std::fs::write(&p, t).unwrap();
+    p
+}
+
+/// Placement IDs in a trace (csv's fifth column): the replayed writes go to the
+/// handles they name, as a workload's `fdp` table sends them, and the read oracle holds.
+#[test]
+fn a_trace_carries_placement_ids() {
+    let fdp = device("tiny-test", &["fdp.handles=2"]);
+    let wl = |p: &std::path::Path| {
+        format!(
+            r#"{{"iodepth":4,"trace":{{"path":"{}","format":"csv","mode":"closed"}}}}"#,
+            p.display()
+        )
+    };
+    let with = hot_cold_trace(Some((0, 1)));
+    let r = run(&fdp, &wl(&with), DriveState::Fresh, true);
+    let d = &r["device"]["fdp"];
+    assert!(
+        f(&r["device"]["ftl"]["gc_victims"]) > 50.0,
+        "{}",
+        r["device"]["ftl"]
+    );
+    assert_eq!(d["per_handle"][0]["host_bytes_written"], 48 << 20, "{d}");
+    assert_eq!(d["per_handle"][1]["host_bytes_written"], 48 << 20, "{d}");
+    let waf_fdp = f(&r["device"]["ftl"]["waf"]);
+    assert!(waf_fdp < 1.01, "FDP WAF {waf_fdp}");
+    // The same trace without the column: one handle, the ranges mixed in blocks.
+    let without = hot_cold_trace(None);
+    let r = run(&fdp, &wl(&without), DriveState::Fresh, true);
+    assert_eq!(r["device"]["fdp"]["per_handle"][1]["host_bytes_written"], 0);
+    let waf_mixed = f(&r["device"]["ftl"]["waf"]);
+    assert!(
+        waf_mixed > waf_fdp + 0.1,
+        "mixed {waf_mixed} vs FDP {waf_fdp}"
+    );
+    // The statistics count the writes per placement ID.
+    let st = ssdlab_core::trace::scan(with.to_str().unwrap(), None, 0, None).unwrap();
+    assert_eq!(st.placement_ids.get(&0), Some(&768));
+    assert_eq!(st.placement_ids.get(&1), Some(&768));
+    // A drive without FDP: the replay stops at the first placement ID, naming it.
+    let conv = device("tiny-test", &[]);
+    let jobs = load_jobs(&wl(&with), &[], conv.capacity_bytes()).unwrap();
+    let opts = RunOptions {
+        state: DriveState::Fresh,
+        seed: 1,
+        verify: false,
+    };
+    let r = run_jobs(conv, jobs, opts, &mut |_| true).unwrap().json;
+    let e = r["jobs"][0]["trace"]["error"].as_str().unwrap_or_default();
+    assert!(e.contains("placement ID (0)") && e.contains("[fdp]"), "{e}");
+    assert_eq!(r["write"]["total_ios"], 0);
+    for p in [with, without] {
+        std::fs::remove_file(p).ok();
+    }
+}

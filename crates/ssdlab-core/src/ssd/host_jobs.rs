@@ -19,6 +19,8 @@ pub(super) struct Job {
     pub(super) gen: JobGen,
     /// Its writes' placement IDs (FDP), if it gives them.
     pub(super) placement: Option<Box<crate::workload::placement::PidSelect>>,
+    /// The placement ID of the trace request being submitted (csv's fifth column).
+    pub(super) trace_pid: Option<u32>,
     pub(super) inflight: u32,
     pub(super) done: bool,
     pub(super) stats: JobStats,
@@ -138,7 +140,18 @@ impl Ssd {
                 return;
             }
             let zone = tr.next_zone_action();
+            let pid = tr.next_placement();
+            if pid.is_some() && self.ftl.fdp.is_none() {
+                tr.stop_with(format!(
+                    "request {}: a placement ID ({}) needs a drive with Flexible Data Placement (a device with [fdp]); '{}' has none",
+                    tr.issued,
+                    pid.unwrap_or(0),
+                    self.cfg.name
+                ));
+                return;
+            }
             let io = tr.take().expect("a request was due");
+            j.trace_pid = pid;
             match zone {
                 None => {
                     self.submit_io(job, io);
@@ -486,8 +499,9 @@ impl Ssd {
                 s
             }
         };
-        let pid = match &mut j.placement {
-            Some(p) if io.kind == crate::workload::OpKind::Write => {
+        let pid = match (j.trace_pid.take(), &mut j.placement) {
+            (Some(p), _) => self.ftl.resolve_pid(p),
+            (None, Some(p)) if io.kind == crate::workload::OpKind::Write => {
                 self.ftl.resolve_pid(p.next(io.offset))
             }
             _ => crate::ftl::fdp::NO_PID,

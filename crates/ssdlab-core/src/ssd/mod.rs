@@ -330,6 +330,7 @@ impl Ssd {
                         (Some(p), Some(d)) => Some(Box::new(PidSelect::new(p, d, opts.seed, j))),
                         _ => None,
                     },
+                    trace_pid: None,
                     inflight: 0,
                     done: false,
                     stats: JobStats::default(),

@@ -15,7 +15,8 @@
 //! Zoned commands (`ZonedCmd`, replayed on a zoned drive only): ssdlab's CSV ops `ZR`,
 //! `ZF`, `ZO`, `ZC` (Zone Management Send) and `ZA` (Zone Append), and blkparse's
 //! RWBS `ZR`, `ZRA`, `ZF`, `ZO`, `ZC`, `ZA` (Linux 6.17 on; older kernels print zone
-//! management as `N`, which is skipped). fio's iolog has no zone actions.
+//! management as `N`, which is skipped). fio's iolog has no zone actions. FDP placement
+//! IDs: the CSV's optional fifth column on a write (replayed on a drive with `[fdp]`).
 //! Simplifies: blkparse lines other than queue (`Q`) events, iolog actions other
 //! than read/write/trim/wait, and SCSI opcodes other than READ/WRITE/UNMAP are
 //! skipped as not being requests.
@@ -69,6 +70,9 @@ pub struct Record {
     pub len: u64,
     /// A zoned command instead of a plain read, write or trim.
     pub zone: Option<ZonedCmd>,
+    /// The write's placement ID (FDP data placement directive DSPEC; csv's fifth
+    /// column), replayed on a drive with `[fdp]` only.
+    pub placement: Option<u32>,
 }
 
 /// A zoned command a trace line carries (replayed on a zoned drive only).
@@ -266,7 +270,14 @@ pub fn detect_in(path: &str, r: &mut dyn BufRead) -> Result<TraceFormat, TraceEr
         if csv.len() >= 6 && (csv[3] == "Read" || csv[3] == "Write") {
             return Ok(TraceFormat::Msr);
         }
-        if csv.len() == 4 {
+        // ssdlab's csv: four columns, or five with a write's placement ID.
+        let csv_op = |op: &str| {
+            matches!(
+                op.trim().to_ascii_uppercase().as_str(),
+                "R" | "W" | "T" | "ZR" | "ZF" | "ZO" | "ZC" | "ZA" | "READ" | "WRITE" | "TRIM"
+            )
+        };
+        if csv.len() == 4 || (csv.len() == 5 && csv_op(csv[1])) {
             return Ok(TraceFormat::Csv);
         }
         let ws: Vec<&str> = l.split_whitespace().collect();
@@ -418,6 +429,7 @@ impl TraceReader {
                 offset,
                 len,
                 zone: None,
+                placement: None,
             }))
         };
         match self.format {
@@ -602,11 +614,37 @@ impl TraceReader {
                 )
             }
             TraceFormat::Csv => {
-                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes (or op ZR, ZF, ZO, ZC: zone management; ZA: zone append)";
+                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes[,placement_id] (or op ZR, ZF, ZO, ZC: zone management; ZA: zone append)";
                 let f: Vec<&str> = l.split(',').collect();
-                if f.len() != 4 {
+                if f.len() != 4 && f.len() != 5 {
                     return Err(bad(p, n, l, exp));
                 }
+                // A placement ID (FDP's DSPEC, 0-65535) belongs to a write.
+                let placement = match f.get(4).map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                    None => None,
+                    Some(v) => {
+                        let pid = v.parse::<u16>().map_err(|_| {
+                            bad(
+                                p,
+                                n,
+                                l,
+                                "a placement ID from 0 to 65535 in the fifth column",
+                            )
+                        })?;
+                        if !matches!(
+                            f[1].trim(),
+                            "W" | "w" | "write" | "ZA" | "za" | "zone_append"
+                        ) {
+                            return Err(bad(
+                                p,
+                                n,
+                                l,
+                                "a placement ID on a write only (op W or ZA)",
+                            ));
+                        }
+                        Some(pid as u32)
+                    }
+                };
                 use crate::zns::ZoneAction;
                 let (kind, zone) = match f[1].trim() {
                     "R" | "r" | "read" => (OpKind::Read, None),
@@ -627,6 +665,7 @@ impl TraceReader {
                     } else {
                         zone.map(ZonedCmd::Send)
                     };
+                    r.placement = placement;
                 }
                 Ok(r)
             }
@@ -653,6 +692,9 @@ pub struct TraceStats {
     /// Zone Appends (csv and blkparse `ZA`), counted in `requests` and `writes`.
     #[serde(skip_serializing_if = "is_zero")]
     pub zone_appends: u64,
+    /// Writes per placement ID (csv's fifth column; the first 1,024 IDs seen).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub placement_ids: std::collections::BTreeMap<u32, u64>,
     pub read_share: f64,
     pub bytes: u64,
     /// Requests per power-of-two size bucket: key = upper bound in bytes.
@@ -694,6 +736,11 @@ pub fn scan(
             s.first_time_ns = rec.time_ns;
         }
         s.requests += 1;
+        if let Some(pid) = rec.placement {
+            if s.placement_ids.len() < MAX_DEVICES || s.placement_ids.contains_key(&pid) {
+                *s.placement_ids.entry(pid).or_insert(0) += 1;
+            }
+        }
         if rec.zone == Some(ZonedCmd::Append) {
             s.zone_appends += 1; // and a write below
         } else if rec.zone.is_some() {

@@ -155,6 +155,11 @@ impl TraceSource {
         self.next.and_then(|r| r.zone)
     }
 
+    /// The placement ID the next request carries, if any (csv's fifth column).
+    pub fn next_placement(&self) -> Option<u32> {
+        self.next.and_then(|r| r.placement)
+    }
+
     /// End the replay with `message` (a request this drive cannot take).
     pub fn stop_with(&mut self, message: String) {
         self.error.get_or_insert(message);

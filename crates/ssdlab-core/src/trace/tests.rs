@@ -43,6 +43,7 @@ fn records(text: &str, fmt: TraceFormat) -> Vec<Record> {
 fn rec(time_ns: u64, kind: OpKind, offset: u64, len: u64) -> Record {
     Record {
         zone: None,
+        placement: None,
         time_ns,
         kind,
         offset,
@@ -374,5 +375,31 @@ fn blkparse_rwbs_operations() {
         ("ZX", None),
     ] {
         assert_eq!(blkparse_op(rwbs), want, "{rwbs}");
+    }
+}
+
+/// csv's fifth column: a write's placement ID (FDP DSPEC, 0-65535), or empty.
+#[test]
+fn csv_placement_ids() {
+    let v = records(
+        "0,W,0,4096,3\n1,W,4096,4096,\n2,ZA,0,4096,65535\n3,R,0,4096\n",
+        TraceFormat::Csv,
+    );
+    let pids: Vec<_> = v.iter().map(|r| r.placement).collect();
+    assert_eq!(pids, vec![Some(3), None, Some(65535), None]);
+    assert_eq!(v[2].zone, Some(ZonedCmd::Append));
+    let t = TempTrace::new("0,W,0,4096,1\n");
+    assert_eq!(detect(&t.0).unwrap(), TraceFormat::Csv);
+    for (line, why) in [
+        ("0,R,0,4096,1\n", "on a write only"),
+        ("0,T,0,4096,1\n", "on a write only"),
+        ("0,W,0,4096,x\n", "0 to 65535"),
+        ("0,W,0,4096,65536\n", "0 to 65535"),
+        ("0,W,0,4096,-1\n", "0 to 65535"),
+    ] {
+        let t = TempTrace::new(line);
+        let mut r = TraceReader::open(&t.0, Some(TraceFormat::Csv), 0).unwrap();
+        let e = r.next_record().unwrap_err().message;
+        assert!(e.contains(why) && e.contains(":1:"), "{line}: {e}");
     }
 }
