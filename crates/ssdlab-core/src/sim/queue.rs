@@ -1,5 +1,12 @@
-//! The event queue: a binary min-heap of (time, sequence) keys with small `Copy`
-//! payloads. Equal-time events pop in scheduling order.
+//! The event queue: pending events keyed by (time, sequence) with small `Copy`
+//! payloads; equal-time events pop in scheduling order. A drive usually has a few
+//! dozen events pending (one or two per command in flight and per busy die), and
+//! there an array kept sorted from the latest to the earliest key (the next event is
+//! the last; an insert is a binary search and a short move) costs far fewer
+//! instructions than a binary heap's sift down to the bottom and back. Past
+//! `SORTED_MAX` pending events the queue becomes a binary min-heap (a sorted array
+//! reversed is one already) and back to a sorted array below `SORTED_MIN`. Keys are
+//! unique, so both orders pop the same events in the same order.
 
 use super::Ns;
 use std::cmp::Ordering;
@@ -64,19 +71,62 @@ impl Ord for Entry {
     }
 }
 
-#[derive(Default)]
+/// Pending events: a sorted array while few, a binary heap while many.
+enum Pending {
+    /// Sorted by key from the latest to the earliest: the next event is the last.
+    Sorted(Vec<Entry>),
+    Heap(BinaryHeap<Entry>),
+}
+
+/// More pending events than this: a heap.
+const SORTED_MAX: usize = 64;
+/// Fewer pending events than this (in heap form): a sorted array again.
+const SORTED_MIN: usize = 32;
+
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    pending: Pending,
     seq: u64,
     now: Ns,
     processed: u64,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            pending: Pending::Sorted(Vec::with_capacity(SORTED_MAX + 1)),
+            seq: 0,
+            now: 0,
+            processed: 0,
+        }
+    }
+}
+
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            ..Default::default()
+        Self::default()
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        match &mut self.pending {
+            Pending::Sorted(v) if v.len() < SORTED_MAX => {
+                // From the earliest end: most new events are due before most pending
+                // ones, so the scan and the move are both short.
+                let mut i = v.len();
+                while i > 0 && v[i - 1].key < e.key {
+                    i -= 1;
+                }
+                v.insert(i, e);
+            }
+            Pending::Sorted(v) => {
+                // Ascending keys are a valid min-heap (Entry's order is reversed).
+                let mut all = std::mem::take(v);
+                all.reverse();
+                let mut h = BinaryHeap::from(all);
+                h.push(e);
+                self.pending = Pending::Heap(h);
+            }
+            Pending::Heap(h) => h.push(e),
         }
     }
 
@@ -90,11 +140,14 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        match &self.pending {
+            Pending::Sorted(v) => v.len(),
+            Pending::Heap(h) => h.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedule `ev` at absolute time `at` (never earlier than now).
@@ -103,7 +156,7 @@ impl EventQueue {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
         self.seq += 1;
-        self.heap.push(Entry {
+        self.push(Entry {
             key: ((at as u128) << 64) | self.seq as u128,
             ev,
         });
@@ -123,7 +176,7 @@ impl EventQueue {
     pub fn schedule_seq(&mut self, at: Ns, seq: u64, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.heap.push(Entry {
+        self.push(Entry {
             key: ((at as u128) << 64) | seq as u128,
             ev,
         });
@@ -133,11 +186,16 @@ impl EventQueue {
     /// When the next event is due (`Ns::MAX` when there is none).
     #[inline]
     pub fn next_ns(&self) -> Ns {
-        self.heap.peek().map_or(Ns::MAX, |e| (e.key >> 64) as Ns)
+        self.peek_time().unwrap_or(Ns::MAX)
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<Ns> {
-        self.heap.peek().map(|e| (e.key >> 64) as Ns)
+        let e = match &self.pending {
+            Pending::Sorted(v) => v.last(),
+            Pending::Heap(h) => h.peek(),
+        };
+        e.map(|e| (e.key >> 64) as Ns)
     }
 
     /// Move the clock forward to `t` (no event may be pending before it).
@@ -149,7 +207,19 @@ impl EventQueue {
     /// Pop the earliest event and advance time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let e = self.heap.pop()?;
+        let e = match &mut self.pending {
+            Pending::Sorted(v) => v.pop()?,
+            Pending::Heap(h) => {
+                let e = h.pop()?;
+                if h.len() < SORTED_MIN {
+                    let mut v = std::mem::take(h).into_vec();
+                    v.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+                    v.reserve(SORTED_MAX + 1 - v.len().min(SORTED_MAX + 1));
+                    self.pending = Pending::Sorted(v);
+                }
+                e
+            }
+        };
         self.now = (e.key >> 64) as Ns;
         self.processed += 1;
         Some(e.ev)
@@ -184,5 +254,39 @@ mod tests {
         q.schedule_seq(20, seq, Event::HostComplete { cmd: 5 });
         assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 5 }));
         assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 6 }));
+    }
+
+    /// Through both forms and the switches between them (up to 300 pending, many
+    /// equal times), events pop in (time, scheduling order), as a reference sort says.
+    #[test]
+    fn sorted_and_heap_forms_pop_the_same_order() {
+        let mut rng = crate::sim::Rng::new(7);
+        let mut q = EventQueue::new();
+        let mut pending: Vec<(Ns, u32)> = Vec::new(); // (time, id): ids rise with scheduling
+        let mut id = 0u32;
+        let mut most = 0;
+        for round in 0..4000u32 {
+            // Grow in bursts past SORTED_MAX, then drain below SORTED_MIN.
+            let grow = (round / 500) % 2 == 0;
+            let schedules = if grow { 1 + rng.below(3) } else { rng.below(2) };
+            for _ in 0..schedules {
+                let at = q.now() + rng.below(50);
+                q.schedule(at, Event::HostComplete { cmd: id });
+                pending.push((at, id));
+                id += 1;
+            }
+            assert_eq!(q.len(), pending.len());
+            most = most.max(pending.len());
+            if pending.is_empty() {
+                continue;
+            }
+            pending.sort_unstable_by_key(|&(t, i)| std::cmp::Reverse((t, i)));
+            let (t, want) = pending.pop().unwrap();
+            assert_eq!(q.peek_time(), Some(t));
+            assert_eq!(q.pop(), Some(Event::HostComplete { cmd: want }));
+            assert_eq!(q.now(), t);
+        }
+        assert!(most > 2 * SORTED_MAX, "{most}");
+        assert!(matches!(q.pending, Pending::Sorted(_)) || q.len() >= SORTED_MIN);
     }
 }
