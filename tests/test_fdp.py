@@ -117,3 +117,28 @@ def test_trace_placement_ids_from_the_api_and_cli(tmp_path, capsys):
     # A drive without FDP: the replay stops at the first write with a placement ID.
     r = ssdlab.run("tiny-test", trace_workload(str(t), iodepth=2), state="fresh")
     assert "Flexible Data Placement" in r["jobs"][0]["trace"]["error"]
+
+
+def test_ruh_update_from_the_api_and_cli(tmp_path, capsys):
+    """fdp_ops / --fdp-op: a Reclaim Unit Handle Update moves handle 1 to a new reclaim
+    unit: its blocks opened grow by the group's dies, one unit is left partly written."""
+    wl = {"rw": "write", "bs": "4k", "iodepth": 1, "size": "2MiB", "fdp": {"plids": [1]}}
+    base = ssdlab.run("tiny-test", wl, state="fresh", set={"fdp.handles": 2})["device"]["fdp"]
+    ops = [{"at": "1ms", "action": "ruh_update", "pids": [1]}]
+    r = ssdlab.run("tiny-test", {**wl, "fdp_ops": ops}, state="fresh", set={"fdp.handles": 2})
+    d = r["device"]["fdp"]
+    assert (base["ruh_updates"], d["ruh_updates"]) == (0, 1)
+    assert d["events"]["ru_not_written_fully"] == 1
+    opened = d["per_handle"][1]["blocks_opened"] - base["per_handle"][1]["blocks_opened"]
+    assert opened == d["dies_per_reclaim_group"] == 4
+    out = tmp_path / "r.json"
+    args = ["run", "--device", "tiny-test", "--set", "fdp.handles=2", "--rw", "write",
+            "--bs", "4k", "--iodepth", "1", "--size", "2MiB", "--number_ios", "512", "--plids", "1",
+            "--fdp-op", "1ms:ruh_update:1", "--state", "fresh", "--json", str(out)]  # fmt: skip
+    assert main(args) == 0
+    assert json.loads(out.read_text())["device"]["fdp"] == d
+    for bad in ("1ms:ruh_update:", "1ms:reset:1", "ruh_update:1", "1ms:ruh_update:a"):
+        assert main(["run", "--device", "tiny-test", "--fdp-op", bad]) == 2
+        assert "--fdp-op" in capsys.readouterr().err
+    with pytest.raises(ssdlab.ConfigError, match=r"fdp_ops\[0\]: the drive 'tiny-test' has no"):
+        ssdlab.run("tiny-test", {**wl, "fdp": None, "fdp_ops": ops}, state="fresh")

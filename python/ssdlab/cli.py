@@ -237,6 +237,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         given["zone_append"] = True
     if args.zone_op:
         given["zone_ops"] = [parse_zone_op(z) for z in args.zone_op]
+    if args.fdp_op:
+        given["fdp_ops"] = [parse_fdp_op(z) for z in args.fdp_op]
     if args.host_log is not None:
         given["host_log"] = parse_host_log(args.host_log)
     if args.settle:
@@ -344,6 +346,24 @@ def parse_zone_op(text: str) -> dict:
     if flush:
         op["upto"] = parts[3]
     return op
+
+
+def parse_fdp_op(text: str) -> dict:
+    """``--fdp-op AT:ruh_update:PID[,PID...]`` (e.g. ``5ms:ruh_update:1,2``) as one entry
+    of the workload's ``fdp_ops``: an I/O Management Send (Reclaim Unit Handle Update of
+    the placement IDs listed) on a drive with FDP."""
+    parts = text.split(":")
+    allowed = "AT:ruh_update:PIDS, PIDS placement IDs separated by commas, e.g. 5ms:ruh_update:1,2"
+    pids = parts[2].split(",") if len(parts) == 3 else []
+    if (
+        len(parts) != 3
+        or not parts[0]
+        or parts[1] != "ruh_update"
+        or not pids
+        or not all(p.isdigit() for p in pids)
+    ):
+        raise UsageError(f"--fdp-op: '{outputs.shown(text)}' is not allowed ({allowed})")
+    return {"at": parts[0], "action": parts[1], "pids": [int(p) for p in pids]}
 
 
 def verify_verdict(data: dict, label: str = "") -> int:
@@ -527,6 +547,14 @@ def build_parser() -> argparse.ArgumentParser:
         "close, finish, reset or open_zrwa (open with a Zone Random Write Area); e.g. "
         "5ms:finish:3; AT:flush:ZONE:UPTO commits a ZRWA, e.g. 2ms:flush:3:64KiB "
         "(docs/zns-fdp.md)",
+    )
+    p.add_argument(
+        "--fdp-op",
+        action="append",
+        metavar="AT:ruh_update:PIDS",
+        help="FDP drive: an I/O Management Send at a set time (repeatable): a Reclaim Unit "
+        "Handle Update moving each listed placement ID's handle to an empty reclaim unit, "
+        "e.g. 5ms:ruh_update:1,2 (docs/zns-fdp.md)",
     )
     p.add_argument(
         "--state",

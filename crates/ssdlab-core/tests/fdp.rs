@@ -291,3 +291,116 @@ fn a_trace_carries_placement_ids() {
         std::fs::remove_file(p).ok();
     }
 }
+
+/// A Reclaim Unit Handle Update (`fdp_ops`: I/O Management Send) moves the handle to an
+/// empty reclaim unit: the partly written one is padded to a program boundary and left
+/// (a Reclaim Unit Not Fully Written event), the handle's later writes open new blocks,
+/// and the read oracle holds.
+#[test]
+fn a_reclaim_unit_handle_update_starts_a_new_reclaim_unit() {
+    let dev = device("tiny-test", &["fdp.handles=2"]);
+    let wl = |ops: &str| {
+        format!(
+            r#"{{"rw":"write","bs":"4k","iodepth":1,"size":"2MiB","fdp":{{"plids":[1]}}{ops}}}"#
+        )
+    };
+    let plain = run(&dev, &wl(""), DriveState::Fresh, true);
+    let upd = run(
+        &dev,
+        &wl(r#","fdp_ops":[{"at":"1ms","action":"ruh_update","pids":[1]}]"#),
+        DriveState::Fresh,
+        true,
+    );
+    let (p, u) = (&plain["device"]["fdp"], &upd["device"]["fdp"]);
+    assert_eq!(
+        (p["ruh_updates"].clone(), u["ruh_updates"].clone()),
+        (0.into(), 1.into())
+    );
+    assert_eq!(u["events"]["ru_not_written_fully"], 1, "{u}");
+    assert_eq!(p["events"]["ru_not_written_fully"], 0, "{p}");
+    let dies = 4.0;
+    assert_eq!(
+        f(&u["per_handle"][1]["blocks_opened"]),
+        f(&p["per_handle"][1]["blocks_opened"]) + dies,
+        "{u}"
+    );
+    // The same host writes, and no fewer bytes on the media (the pads, if the update
+    // found a program unit partly filled; tested unit by unit in ftl/fdp_tests.rs).
+    assert_eq!(u["host_bytes_written"], p["host_bytes_written"]);
+    assert!(f(&u["media_bytes_written"]) >= f(&p["media_bytes_written"]));
+    assert_eq!(upd["write"]["total_ios"], plain["write"]["total_ios"]);
+}
+
+/// Blocks a handle update closed short are collected like full ones once their written
+/// pages are programmed: an aged mix of random writes and frequent updates runs to its
+/// end with GC, pages programmed in order, and the read oracle holding.
+#[test]
+fn reclaim_units_left_short_are_collected() {
+    let dev = device(
+        "tiny-test",
+        &["fdp.handles=4", "fdp.isolation=\"persistent\""],
+    );
+    let ops: Vec<String> = (1..40)
+        .map(|k| {
+            format!(
+                r#"{{"at":"{}us","action":"ruh_update","pids":[{}]}}"#,
+                k * 500,
+                k % 4
+            )
+        })
+        .collect();
+    let wl = format!(
+        r#"{{"rw":"randwrite","bs":"4k","iodepth":8,"number_ios":60000,
+            "fdp":{{"select":"random"}},"fdp_ops":[{}]}}"#,
+        ops.join(",")
+    );
+    let r = run(&dev, &wl, DriveState::Full, true);
+    let d = &r["device"]["fdp"];
+    assert_eq!(d["ruh_updates"], 39, "{d}");
+    // Updates of a handle with nothing written since its last one leave no unit short.
+    let short = f(&d["events"]["ru_not_written_fully"]);
+    assert!((10.0..=39.0).contains(&short), "{d}");
+    assert!(
+        f(&r["device"]["ftl"]["gc_victims"]) > 100.0,
+        "{}",
+        r["device"]["ftl"]
+    );
+    assert_eq!(r["write"]["total_ios"], 60000);
+}
+
+#[test]
+fn fdp_ops_are_checked() {
+    let conv = device("tiny-test", &[]);
+    let fdp = device("tiny-test", &["fdp.handles=2"]);
+    for (dev, ops, want) in [
+        (
+            &conv,
+            r#"[{"at":0,"action":"ruh_update","pids":[0]}]"#,
+            "has no flexible data placement",
+        ),
+        (
+            &fdp,
+            r#"[{"at":0,"action":"ruh_update","pids":[2]}]"#,
+            "2 names no reclaim unit handle",
+        ),
+        (
+            &fdp,
+            r#"[{"at":0,"action":"ruh_update","pids":[]}]"#,
+            "pids: empty",
+        ),
+        (
+            &fdp,
+            r#"[{"at":0,"action":"reset","pids":[0]}]"#,
+            "ruh_update",
+        ),
+    ] {
+        let wl = format!(r#"{{"rw":"write","number_ios":10,"fdp_ops":{ops}}}"#);
+        let e = match load_jobs(&wl, &[], dev.capacity_bytes()) {
+            Err(e) => e.to_string(),
+            Ok(jobs) => ssdlab_core::config::check_run(dev, &jobs)
+                .unwrap_err()
+                .to_string(),
+        };
+        assert!(e.contains(want) && e.contains("fdp_ops"), "{e}");
+    }
+}

@@ -209,3 +209,55 @@ impl FdpJob {
         Ok(())
     }
 }
+
+/// What an I/O Management Send a workload sends at a set time does (`fdp_ops`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FdpOpAction {
+    /// Reclaim Unit Handle Update (management operation 01h): each listed placement
+    /// ID's handle leaves its reclaim unit for an empty one.
+    RuhUpdate,
+}
+
+/// One I/O Management Send at a set time (the workload's `fdp_ops`), on a drive with
+/// `[fdp]`: e.g. `{at = "5ms", action = "ruh_update", pids = [1, 2]}`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FdpOpConfig {
+    /// Simulated time from the start of the run (bare number: seconds).
+    pub at: super::units::Secs,
+    /// ruh_update.
+    pub action: FdpOpAction,
+    /// The placement identifiers (DSPEC values, as writes carry them) whose handles
+    /// move to new reclaim units.
+    pub pids: Vec<u32>,
+}
+
+impl FdpOpConfig {
+    /// Problems with operation `k` of a workload on a drive with FDP section `dev`.
+    pub fn validate(&self, k: usize, dev: Option<&FdpConfig>, drive: &str) -> Result<(), String> {
+        let Some(dev) = dev else {
+            return Err(format!(
+                "fdp_ops[{k}]: the drive '{drive}' has no flexible data placement (allowed: \
+                 fdp_ops on a drive with an [fdp] section, e.g. --set fdp.handles=8)"
+            ));
+        };
+        if self.pids.is_empty() {
+            return Err(format!(
+                "fdp_ops[{k}].pids: empty (allowed: one or more placement IDs, e.g. [1])"
+            ));
+        }
+        if let Some(&p) = self.pids.iter().find(|&&p| dev.parse_pid(p).is_none()) {
+            let ids = dev.status_pids();
+            return Err(format!(
+                "fdp_ops[{k}].pids: {p} names no reclaim unit handle of the drive (allowed: \
+                 its placement IDs {}..{}: {} handles x {} reclaim groups)",
+                ids.first().copied().unwrap_or(0),
+                ids.last().copied().unwrap_or(0),
+                dev.handles,
+                dev.reclaim_groups
+            ));
+        }
+        Ok(())
+    }
+}

@@ -396,6 +396,10 @@ pub fn check_run(dev: &DeviceConfig, jobs: &[WorkloadConfig]) -> Result<(), Conf
             f.validate(dev.fdp.as_ref(), &dev.name)
                 .map_err(|m| err(&source, m))?;
         }
+        for (k, op) in w.fdp_ops.iter().enumerate() {
+            op.validate(k, dev.fdp.as_ref(), &dev.name)
+                .map_err(|m| err(&source, m))?;
+        }
         if i > 0 && !w.events.is_empty() {
             return Err(err(
                 &source,

@@ -258,6 +258,13 @@ pub struct WorkloadConfig {
     /// `plids`, `plid_select`, `dp_scheme`); needs a drive with `[fdp]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp: Option<super::fdp::FdpJob>,
+    /// I/O Management Send commands the job sends at set times on a drive with `[fdp]`:
+    /// `[{at = "5ms", action = "ruh_update", pids = [1]}]` (Reclaim Unit Handle Update:
+    /// each listed placement ID's handle moves to an empty reclaim unit). Sent as
+    /// commands of the first job not yet done, while the run lasts (not in its I/O
+    /// figures).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fdp_ops: Vec<super::fdp::FdpOpConfig>,
     /// Write through a log-structured store on the host that places the data in a
     /// zoned drive's zones and collects them itself (`workload/hostlog.rs`):
     /// `host_log = { streams = 8, gc_free_zones = 2 }`; needs a drive with `[zns]`.

@@ -24,9 +24,12 @@
 //! collected die by die (ssdlab's GC is die-local), so the blocks of one RU may be
 //! erased at different times; isolation is kept block by block, which implies it for
 //! RUs, since every block holds data of one handle only. RU switches count the blocks
-//! a handle opened divided by the group's dies. Not modelled: I/O Management Send
-//! (RUH Update), RU time limits, more than one FDP configuration or namespace, and FDP
-//! with an SLC cache (refused by validation).
+//! a handle opened divided by the group's dies. A Reclaim Unit Handle Update (I/O
+//! Management Send, `ruh_update`) pads the handle's open blocks to a program boundary
+//! and closes them short: their unwritten pages hold nothing, and once the written
+//! ones are programmed GC collects them like full blocks. Not modelled: I/O Management
+//! Receive, RU time limits, more than one FDP configuration or namespace, and FDP with
+//! an SLC cache (refused by validation).
 //! When reclaim units run out (every full block valid, the invalid data in the
 //! handles' open blocks), the controller closes the open block with the least valid
 //! data early and collects it (a Reclaim Unit Not Fully Written event), so the drive
@@ -62,6 +65,11 @@ pub struct FdpStats {
     /// Open reclaim units the controller closed before they were full, so that GC
     /// could reclaim their invalid data (no full block had any).
     pub ru_closed_early: u64,
+    /// Reclaim Unit Handle Updates (one per placement ID of an I/O Management Send).
+    pub ruh_updates: u64,
+    /// Of those, the ones that left a reclaim unit partly written (Reclaim Unit Not
+    /// Fully Written events).
+    pub ruh_updates_partial: u64,
 }
 
 /// FDP state of an FTL: the configuration, each block's owner, the handles' cursors.
@@ -76,6 +84,10 @@ pub struct FdpState {
     /// Per die: GC found no victim, not even an open RU to close (retried as the
     /// die's programs end).
     starved: Vec<bool>,
+    /// Blocks a Reclaim Unit Handle Update closed before they were full, with the pages
+    /// written: once those are programmed the block counts as wholly programmed (its
+    /// unwritten pages hold nothing), so that GC may collect it.
+    closed_short: Vec<(u32, u16)>,
     pub stats: FdpStats,
 }
 
@@ -91,6 +103,7 @@ impl FdpState {
                 .map(|i| (i / cfg.handles) * dpg)
                 .collect(),
             starved: vec![false; dies as usize],
+            closed_short: Vec::new(),
             stats: FdpStats {
                 host_units: vec![0; h],
                 gc_units: vec![0; h],
@@ -294,6 +307,95 @@ impl Ftl {
         info.closed_at = self.write_clock;
         self.fdp.as_mut()?.stats.ru_closed_early += 1;
         Some(b)
+    }
+
+    /// Reclaim Unit Handle Update of placement slot `slot` (from `resolve_pid`): on each
+    /// die of its reclaim group, the handle's open block is padded to a program boundary
+    /// and closed, so that the handle's next write opens an empty block (a new reclaim
+    /// unit). Returns, per padded block, the pad units and the stripe now ready to
+    /// program. A block left with unwritten pages is a Reclaim Unit Not Fully Written:
+    /// GC may collect it once its written pages are programmed.
+    pub fn ruh_update(&mut self, slot: u32) -> Vec<(u64, FullStripe)> {
+        let Some(f) = &mut self.fdp else {
+            return Vec::new();
+        };
+        f.stats.ruh_updates += 1;
+        let handles = f.cfg.handles;
+        let (rg, h) = if slot == NO_PID {
+            (0, 0)
+        } else {
+            (slot / handles, slot % handles)
+        };
+        let dies: Vec<u32> = if h == 0 && f.cfg.reclaim_groups == 1 {
+            (0..self.geo.dies).collect() // handle 0: the conventional host stream
+        } else {
+            let dpg = f.dies_per_group;
+            (rg * dpg..(rg + 1) * dpg).collect()
+        };
+        let stream = host_stream(h);
+        let upg = self.geo.units_per_program;
+        let ups = self.geo.units_per_stripe;
+        let mut pads = Vec::new();
+        let mut partial = false;
+        for die in dies {
+            let fr = self.dies[die as usize].frontier(stream);
+            if fr.block == NO_BLOCK || fr.next == 0 {
+                continue; // an empty reclaim unit already
+            }
+            if !fr.next.is_multiple_of(upg) {
+                let mut units = 0;
+                loop {
+                    units += 1;
+                    if let (_, Some(s)) = self.alloc(die, stream) {
+                        pads.push((units, s));
+                        break;
+                    }
+                }
+                if stream == Stream::Host && self.host_cursor == die {
+                    self.host_cursor = (die + 1) % self.geo.dies;
+                }
+            }
+            let fr = self.dies[die as usize].frontier(stream);
+            if fr.block == NO_BLOCK {
+                continue; // the pad filled the block: it closed as usual
+            }
+            let (block, pages) = (fr.block, (fr.next / ups) as u16);
+            *self.dies[die as usize].frontier_mut(stream) = Default::default();
+            let info = &mut self.blocks[block as usize];
+            info.state = BlockState::Full;
+            info.closed_at = self.write_clock;
+            partial = true;
+            if self.programmed[block as usize] == pages {
+                self.programmed[block as usize] = self.geo.pages_per_block as u16;
+            } else {
+                self.fdp.as_mut().unwrap().closed_short.push((block, pages));
+            }
+        }
+        if partial {
+            self.fdp.as_mut().unwrap().stats.ruh_updates_partial += 1;
+        }
+        pads
+    }
+
+    /// A stripe of `block` was programmed: a block a handle update closed short
+    /// counts as wholly programmed once its written pages are.
+    #[inline]
+    pub(super) fn fdp_programmed(&mut self, block: u32) {
+        let Some(f) = &mut self.fdp else {
+            return;
+        };
+        if f.closed_short.is_empty() {
+            return;
+        }
+        let p = self.programmed[block as usize];
+        if let Some(i) = f
+            .closed_short
+            .iter()
+            .position(|&(b, pages)| b == block && pages == p)
+        {
+            f.closed_short.swap_remove(i);
+            self.programmed[block as usize] = self.geo.pages_per_block as u16;
+        }
     }
 
     /// Did GC on `die` last find nothing to collect, open RUs included?

@@ -89,3 +89,50 @@ fn initial_isolation_mixes_handles_only_in_gc_blocks() {
     assert!(mixed > 5, "{mixed} mixed GC blocks");
     assert_eq!(ftl.oracle().unwrap().1, 0);
 }
+
+/// A Reclaim Unit Handle Update on a handle three units into a block: it pads the
+/// program unit, closes the block short (state full, frontier empty), and once the
+/// block's pages are programmed GC may collect it like any full block; the handle's
+/// next unit opens another block, and the oracle holds through it all.
+#[test]
+fn a_handle_update_pads_closes_short_and_gc_collects_the_block() {
+    use super::super::BlockState;
+    let mut ftl = Ftl::new(&tiny_fdp(2, "persistent"), true);
+    let slot = ftl.resolve_pid(1);
+    let upg = ftl.geo.units_per_program;
+    let ppb = ftl.geo.pages_per_block as u16;
+    assert!(upg > 3, "tiny-test's program unit: {upg} units");
+    let mut first = None;
+    for lpn in 0..3 {
+        let (pun, full) = ftl.place_host_pid(lpn, slot).unwrap();
+        assert!(full.is_none());
+        first.get_or_insert(pun);
+    }
+    let pun = first.unwrap();
+    let (die, block) = (ftl.geo.die_of(pun), ftl.geo.block_of(pun));
+    let pads = ftl.ruh_update(slot);
+    assert_eq!(pads.len(), 1, "one die had units");
+    let (pad, stripe) = pads[0];
+    assert_eq!(pad, (upg - 3) as u64);
+    assert_eq!(stripe.block, block);
+    assert_eq!(ftl.blocks[block as usize].state, BlockState::Full);
+    let f = ftl.fdp.as_ref().unwrap();
+    assert_eq!((f.stats.ruh_updates, f.stats.ruh_updates_partial), (1, 1));
+    // Not collectable while its pages are not all programmed; then counted whole.
+    assert!(ftl.programmed[block as usize] < ppb);
+    ftl.program_done(stripe);
+    assert_eq!(ftl.programmed[block as usize], ppb);
+    // The handle's next unit goes to another block.
+    let (next, _) = ftl.place_host_pid(3, slot).unwrap();
+    assert_ne!(ftl.geo.block_of(next), block);
+    // GC takes the short block (the die's only full one) and keeps its three units.
+    assert!(ftl.gc_functional(die));
+    assert_eq!(ftl.blocks[block as usize].state, BlockState::Free);
+    for lpn in 0..4 {
+        assert_ne!(ftl.read_functional(lpn), 0, "unit {lpn}");
+    }
+    // An update of a handle with nothing written since does nothing.
+    let slot0 = ftl.resolve_pid(0);
+    assert!(ftl.ruh_update(slot0).is_empty());
+    assert_eq!(ftl.fdp.as_ref().unwrap().stats.ruh_updates_partial, 1);
+}

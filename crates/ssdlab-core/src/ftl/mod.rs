@@ -560,6 +560,9 @@ impl Ftl {
         if self.durable.is_some() {
             self.durable_programmed(s);
         }
+        if self.fdp.is_some() {
+            self.fdp_programmed(s.block);
+        }
     }
 
     /// Count the mapped host units (after preparation wrote the map directly).

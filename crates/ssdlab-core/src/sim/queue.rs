@@ -46,6 +46,8 @@ pub enum Event {
     HostEvent { idx: u32, phase: u32 },
     /// Zone Management Send `idx` of the run's `zone_ops` is due (a zoned drive).
     ZoneOp { idx: u32 },
+    /// I/O Management Send `idx` of the run's `fdp_ops` is due (a drive with `[fdp]`).
+    FdpOp { idx: u32 },
 }
 
 #[derive(Clone, Copy)]

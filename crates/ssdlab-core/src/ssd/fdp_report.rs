@@ -32,8 +32,10 @@ pub struct FdpEvents {
     pub media_reallocated_units: u64,
     /// Writes whose placement ID named no handle or group (written to handle 0).
     pub invalid_placement_identifier: u64,
-    /// Open reclaim units closed before they were full so GC could reclaim them
-    /// (no full block held invalid data): Reclaim Unit Not Fully Written.
+    /// Reclaim units left before they were full (Reclaim Unit Not Fully Written): by
+    /// a Reclaim Unit Handle Update that found its handle's unit partly written, or
+    /// closed by the controller so GC could reclaim their invalid data (no full block
+    /// held any; counted per block).
     pub ru_not_written_fully: u64,
 }
 
@@ -57,6 +59,8 @@ pub struct FdpReport {
     /// Bytes GC moved out of shared GC destinations (initial isolation only).
     pub shared_gc_bytes_moved: u64,
     pub ru_switches: u64,
+    /// Reclaim Unit Handle Updates (I/O Management Send, one per placement ID).
+    pub ruh_updates: u64,
     pub per_handle: Vec<HandleStats>,
     pub events: FdpEvents,
 }
@@ -99,13 +103,14 @@ impl Ssd {
             },
             shared_gc_bytes_moved: f.stats.shared_gc_units * ub,
             ru_switches: per_handle.iter().map(|h| h.ru_switches).sum(),
+            ruh_updates: f.stats.ruh_updates,
             per_handle,
             events: FdpEvents {
                 media_reallocated: f.stats.media_reallocated,
                 media_reallocated_units: f.stats.gc_units.iter().sum::<u64>()
                     + f.stats.shared_gc_units,
                 invalid_placement_identifier: f.stats.invalid_placement_ids,
-                ru_not_written_fully: f.stats.ru_closed_early,
+                ru_not_written_fully: f.stats.ru_closed_early + f.stats.ruh_updates_partial,
             },
         })
     }

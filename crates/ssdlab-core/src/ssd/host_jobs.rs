@@ -559,9 +559,10 @@ impl Ssd {
             }
         }
         let j = &mut self.jobs[c.job as usize];
-        if failed || store_own {
-            // A zoned error: no data moved (counted in `device.zns.errors`); or the
-            // host store's own command (`device.zns.host_log`).
+        if failed || store_own || c.origin == Origin::IoMgmt {
+            // A zoned error: no data moved (counted in `device.zns.errors`); the host
+            // store's own command (`device.zns.host_log`); or an I/O Management Send
+            // (`device.fdp.ruh_updates`).
         } else if c.origin == Origin::HostFlush {
             if c.submit_ns >= j.measure_from && !j.sync.uncounted {
                 j.stats.sync.record(now - c.submit_ns, 0);

@@ -36,6 +36,10 @@ impl Ssd {
             self.flush_ready(cmd);
             return;
         }
+        if c.origin == Origin::IoMgmt {
+            self.io_mgmt_ready(cmd);
+            return;
+        }
         if self.zoned.is_some() {
             self.zoned_cmd_ready(cmd);
             return;

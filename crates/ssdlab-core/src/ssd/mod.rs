@@ -13,6 +13,7 @@
 mod chips;
 mod data_tiers;
 mod energy;
+mod fdp_ops;
 mod fdp_report;
 mod fetch;
 mod flash;
@@ -103,6 +104,8 @@ pub(crate) enum Origin {
     HostFlush,
     /// A page of the write-back map cache's map-update log, persisted to its ring.
     MapLog,
+    /// An I/O Management Send (FDP's Reclaim Unit Handle Update: `fdp_ops.rs`).
+    IoMgmt,
 }
 
 /// Options of one simulation run beyond device and workload.
@@ -226,6 +229,8 @@ pub struct Ssd {
     chips: Option<chips::ChipGate>,
     /// The zoned namespace (`[zns]`), which replaces the FTL's map (`zoned.rs`).
     zoned: Option<Box<zoned::ZonedRun>>,
+    /// I/O Management Sends in flight: their reclaim-unit handle slots (`fdp_ops.rs`).
+    io_mgmt: std::collections::HashMap<u32, Vec<u32>>,
     /// The host's log-structured store the jobs write through (`host_log`).
     host_log: Option<Box<zoned_hostlog::HostLogRun>>,
     /// The groups' settle rules and their checks (`settle.rs`).
@@ -440,6 +445,7 @@ impl Ssd {
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
             zoned: None,
+            io_mgmt: Default::default(),
             host_log,
             cfg,
         };
@@ -476,6 +482,7 @@ impl Ssd {
         self.power_measure_open(self.now());
         self.schedule_host_events();
         self.schedule_zone_ops();
+        self.schedule_fdp_ops();
         let mut active = self.start_group(0);
         let mut tick = 0u32;
         while active > 0 {
@@ -608,6 +615,7 @@ impl Ssd {
             Event::TargetSubmit { cmd } => self.queue_command(cmd),
             Event::HostEvent { idx, phase } => self.host_event(idx, phase),
             Event::ZoneOp { idx } => self.zone_op_due(idx),
+            Event::FdpOp { idx } => self.fdp_op_due(idx),
         }
         None
     }

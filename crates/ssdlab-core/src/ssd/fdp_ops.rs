@@ -1,0 +1,73 @@
+//! FDP's I/O Management Send from a workload (`fdp_ops`): a Reclaim Unit Handle
+//! Update (management operation 01h) at a set time, submitted through the same NVMe
+//! path as the host's I/O (fetched, decoded by a core), then applied by the FTL
+//! (`Ftl::ruh_update`): each listed placement ID's handle pads its open blocks to a
+//! program boundary and leaves them, so its next write starts an empty reclaim unit.
+//! A reclaim unit left partly written is a Reclaim Unit Not Fully Written event.
+//!
+//! Simplifies: one command carries all of an operation's placement IDs, as NVMe's
+//! does, and takes one slot of the sending job's iodepth while it runs; the update
+//! is applied when the firmware has decoded the command, with no time of its own
+//! beyond the pad programs it queues (the completion does not wait for them);
+//! operations due after the run's jobs have ended are not sent; I/O Management
+//! Receive (the Reclaim Unit Handle Status a host reads) is not modelled: the report's
+//! `device.fdp` gives what it would show at the end.
+
+use super::{Origin, Ssd};
+use crate::sim::Event;
+use crate::workload::{Io, OpKind};
+
+impl Ssd {
+    /// Schedule the workload's `fdp_ops` (a drive with `[fdp]`; at the start of the run).
+    pub(super) fn schedule_fdp_ops(&mut self) {
+        if self.ftl.fdp.is_none() {
+            return;
+        }
+        let ats: Vec<u64> = self
+            .job_cfgs
+            .iter()
+            .flat_map(|w| w.fdp_ops.iter().map(|o| o.at.ns()))
+            .collect();
+        for (i, at) in ats.into_iter().enumerate() {
+            let at = at.max(self.now());
+            self.q.schedule(at, Event::FdpOp { idx: i as u32 });
+        }
+    }
+
+    /// I/O Management Send `idx` of the run's `fdp_ops` is due: submit it.
+    pub(super) fn fdp_op_due(&mut self, idx: u32) {
+        let Some(op) = self
+            .job_cfgs
+            .iter()
+            .flat_map(|w| w.fdp_ops.iter())
+            .nth(idx as usize)
+            .cloned()
+        else {
+            return;
+        };
+        let Some(job) = self.jobs.iter().position(|j| !j.done) else {
+            return; // the run is over
+        };
+        let slots: Vec<u32> = op.pids.iter().map(|&p| self.ftl.resolve_pid(p)).collect();
+        let io = Io {
+            kind: OpKind::Trim,
+            offset: 0,
+            len: 0,
+        };
+        let cmd = self.submit_cmd(job as u32, io, Origin::IoMgmt);
+        self.io_mgmt.insert(cmd, slots);
+    }
+
+    /// The firmware has decoded I/O Management Send `cmd`: update the handles, queue
+    /// the pad programs, complete it.
+    pub(super) fn io_mgmt_ready(&mut self, cmd: u32) {
+        let slots = self.io_mgmt.remove(&cmd).unwrap_or_default();
+        for slot in slots {
+            for (pad, stripe) in self.ftl.ruh_update(slot) {
+                self.buffer.take(pad);
+                self.queue_program(stripe, false);
+            }
+        }
+        self.post_completion(cmd, self.now());
+    }
+}
