@@ -142,3 +142,23 @@ def test_ruh_update_from_the_api_and_cli(tmp_path, capsys):
         assert "--fdp-op" in capsys.readouterr().err
     with pytest.raises(ssdlab.ConfigError, match=r"fdp_ops\[0\]: the drive 'tiny-test' has no"):
         ssdlab.run("tiny-test", {**wl, "fdp": None, "fdp_ops": ops}, state="fresh")
+
+
+def test_trace_ruh_update_and_status(tmp_path, capsys):
+    """A csv trace's RU line updates a handle; the report lists the handles' status."""
+    from ssdlab.trace import trace_workload
+
+    t = tmp_path / "ru.csv"
+    lines = [f"{2 * k + 1},W,{k * 4096},4096,1\n" for k in range(300)]
+    lines.insert(100, "200,RU,0,0,1\n")
+    t.write_text("".join(lines))
+    assert ssdlab.trace_stats(str(t))["ruh_updates"] == 1
+    assert main(["trace", str(t), "--stats-only"]) == 0
+    assert "reclaim unit handle updates 1" in capsys.readouterr().out
+    r = ssdlab.run("tiny-test", trace_workload(str(t), iodepth=1), state="fresh",
+                   set={"fdp.handles": 2})  # fmt: skip
+    d = r["device"]["fdp"]
+    assert (d["ruh_updates"], d["events"]["ru_not_written_fully"]) == (1, 1)
+    assert [s["pid"] for s in d["ruh_status"]] == [0, 1]
+    assert d["ruh_status"][0]["ru_available_bytes"] == d["reclaim_unit_bytes"]
+    assert 0 < d["ruh_status"][1]["ru_available_bytes"] < d["reclaim_unit_bytes"]

@@ -191,6 +191,8 @@ def format_stats(s: dict) -> str:
         lines[0] += "  writes by placement ID " + ", ".join(
             f"{k}: {v:,}" for k, v in s["placement_ids"].items()
         )
+    if s.get("ruh_updates"):
+        lines[0] += f"  reclaim unit handle updates {s['ruh_updates']:,}"
     if s.get("zone_ops") or s.get("zone_appends"):
         lines[0] += (
             f"  zone management {s.get('zone_ops', 0):,}  zone appends {s.get('zone_appends', 0):,}"

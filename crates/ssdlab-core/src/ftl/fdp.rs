@@ -377,6 +377,30 @@ impl Ftl {
         pads
     }
 
+    /// Reclaim Unit Available Media Writes of placement slot `slot` (what the Reclaim
+    /// Unit Handle Status log shows): the units its handle can still write before its
+    /// reclaim unit is full, over the dies of its group (a die with no open block for
+    /// the handle counts a whole block: its next write opens an empty one).
+    pub fn ru_available_units(&self, slot: u32) -> u64 {
+        let Some(f) = &self.fdp else {
+            return 0;
+        };
+        let (rg, h) = (slot / f.cfg.handles, slot % f.cfg.handles);
+        let dpg = f.dies_per_group;
+        let stream = host_stream(h);
+        let upb = self.geo.units_per_block;
+        (rg * dpg..(rg + 1) * dpg)
+            .map(|die| {
+                let fr = self.dies[die as usize].frontier(stream);
+                (if fr.block == NO_BLOCK {
+                    upb
+                } else {
+                    upb - fr.next
+                }) as u64
+            })
+            .sum()
+    }
+
     /// A stripe of `block` was programmed: a block a handle update closed short
     /// counts as wholly programmed once its written pages are.
     #[inline]

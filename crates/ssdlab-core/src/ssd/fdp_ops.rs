@@ -1,5 +1,5 @@
-//! FDP's I/O Management Send from a workload (`fdp_ops`): a Reclaim Unit Handle
-//! Update (management operation 01h) at a set time, submitted through the same NVMe
+//! FDP's I/O Management Send from a workload (`fdp_ops`) or a trace (csv `RU`): a
+//! Reclaim Unit Handle Update (management operation 01h) at a set time, submitted through the same NVMe
 //! path as the host's I/O (fetched, decoded by a core), then applied by the FTL
 //! (`Ftl::ruh_update`): each listed placement ID's handle pads its open blocks to a
 //! program boundary and leaves them, so its next write starts an empty reclaim unit.
@@ -48,13 +48,19 @@ impl Ssd {
         let Some(job) = self.jobs.iter().position(|j| !j.done) else {
             return; // the run is over
         };
-        let slots: Vec<u32> = op.pids.iter().map(|&p| self.ftl.resolve_pid(p)).collect();
+        self.submit_ruh_update(job as u32, &op.pids);
+    }
+
+    /// Submit a Reclaim Unit Handle Update of placement IDs `pids` as a command of
+    /// job `job` (a workload's `fdp_ops`, a trace's `RU` line).
+    pub(super) fn submit_ruh_update(&mut self, job: u32, pids: &[u32]) {
+        let slots: Vec<u32> = pids.iter().map(|&p| self.ftl.resolve_pid(p)).collect();
         let io = Io {
             kind: OpKind::Trim,
             offset: 0,
             len: 0,
         };
-        let cmd = self.submit_cmd(job as u32, io, Origin::IoMgmt);
+        let cmd = self.submit_cmd(job, io, Origin::IoMgmt);
         self.io_mgmt.insert(cmd, slots);
     }
 

@@ -23,6 +23,19 @@ pub struct HandleStats {
     pub ru_switches: u64,
 }
 
+/// One entry of the Reclaim Unit Handle Status a host reads with I/O Management
+/// Receive, at the end of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RuhStatus {
+    /// The placement identifier (DSPEC) writes use for this handle in this group.
+    pub pid: u32,
+    pub reclaim_group: u32,
+    pub handle: u32,
+    /// Reclaim Unit Available Media Writes: bytes the handle can still write before its
+    /// reclaim unit is full.
+    pub ru_available_bytes: u64,
+}
+
 /// FDP events, as the FDP Events log page would list them (counts).
 #[derive(Clone, Debug, Serialize)]
 pub struct FdpEvents {
@@ -62,6 +75,8 @@ pub struct FdpReport {
     /// Reclaim Unit Handle Updates (I/O Management Send, one per placement ID).
     pub ruh_updates: u64,
     pub per_handle: Vec<HandleStats>,
+    /// The Reclaim Unit Handle Status list (group 0's handles, then group 1's, ...).
+    pub ruh_status: Vec<RuhStatus>,
     pub events: FdpEvents,
 }
 
@@ -105,6 +120,15 @@ impl Ssd {
             ru_switches: per_handle.iter().map(|h| h.ru_switches).sum(),
             ruh_updates: f.stats.ruh_updates,
             per_handle,
+            ruh_status: (0..f.cfg.reclaim_groups)
+                .flat_map(|rg| (0..f.cfg.handles).map(move |h| (rg, h)))
+                .map(|(rg, h)| RuhStatus {
+                    pid: f.cfg.pid(rg, h),
+                    reclaim_group: rg,
+                    handle: h,
+                    ru_available_bytes: self.ftl.ru_available_units(rg * f.cfg.handles + h) * ub,
+                })
+                .collect(),
             events: FdpEvents {
                 media_reallocated: f.stats.media_reallocated,
                 media_reallocated_units: f.stats.gc_units.iter().sum::<u64>()

@@ -139,7 +139,7 @@ impl Ssd {
                 }
                 return;
             }
-            let zone = tr.next_zone_action();
+            let zone = tr.next_command();
             let pid = tr.next_placement();
             if pid.is_some() && self.ftl.fdp.is_none() {
                 tr.stop_with(format!(
@@ -151,29 +151,37 @@ impl Ssd {
                 return;
             }
             let io = tr.take().expect("a request was due");
-            j.trace_pid = pid;
             match zone {
                 None => {
+                    j.trace_pid = pid;
                     self.submit_io(job, io);
                 }
-                Some(cmd) => self.trace_zoned_cmd(job, cmd, io),
+                Some(crate::trace::TraceCmd::RuhUpdate) => {
+                    // The placement ID is the update's, not a write's.
+                    self.submit_ruh_update(job, &[pid.unwrap_or(0)]);
+                }
+                Some(cmd) => {
+                    j.trace_pid = pid;
+                    self.trace_zoned_cmd(job, cmd, io)
+                }
             }
         }
     }
 
-    /// A replayed zoned command (`trace::ZonedCmd`): a Zone Management Send of the
+    /// A replayed zoned command (`trace::TraceCmd`): a Zone Management Send of the
     /// zone holding the record's offset, a reset of every zone (one command over the
     /// whole namespace, as Select All), or a Zone Append to the zone holding the
     /// offset. On a drive that is not zoned the replay stops with an error naming it.
-    fn trace_zoned_cmd(&mut self, job: u32, cmd: crate::trace::ZonedCmd, io: Io) {
-        use crate::trace::ZonedCmd;
+    fn trace_zoned_cmd(&mut self, job: u32, cmd: crate::trace::TraceCmd, io: Io) {
+        use crate::trace::TraceCmd;
         if self.zoned.is_none() {
             let j = &mut self.jobs[job as usize];
             let tr = j.trace.as_mut().expect("a replay job");
             let what = match cmd {
-                ZonedCmd::Send(a) => format!("zone management ({a:?})"),
-                ZonedCmd::ResetAll => "zone management (reset of all zones)".into(),
-                ZonedCmd::Append => "a Zone Append".into(),
+                TraceCmd::Send(a) => format!("zone management ({a:?})"),
+                TraceCmd::ResetAll => "zone management (reset of all zones)".into(),
+                TraceCmd::Append => "a Zone Append".into(),
+                TraceCmd::RuhUpdate => unreachable!("not a zoned command"),
             };
             tr.stop_with(format!(
                 "request {}: {what} needs a zoned drive (a device with [zns]); '{}' is not zoned",
@@ -182,11 +190,11 @@ impl Ssd {
             return;
         }
         match cmd {
-            ZonedCmd::Send(action) => {
+            TraceCmd::Send(action) => {
                 let zslba = self.zoned_zone_start(io.offset);
                 self.zone_send(job, action, zslba);
             }
-            ZonedCmd::ResetAll => {
+            TraceCmd::ResetAll => {
                 let z = self.zoned();
                 let len = z.ns.zone_count() * z.zone_lbas * z.lba_bytes;
                 let all = Io {
@@ -199,12 +207,13 @@ impl Ssd {
                     .actions
                     .insert(c, crate::zns::ZoneAction::Reset);
             }
-            ZonedCmd::Append => {
+            TraceCmd::Append => {
                 let mut io = io;
                 io.offset = self.zoned_zone_start(io.offset); // ZSLBA
                 let c = self.submit_io(job, io);
                 self.zoned_mark_append(c); // read back where the drive put it
             }
+            TraceCmd::RuhUpdate => unreachable!("not a zoned command"),
         }
     }
 

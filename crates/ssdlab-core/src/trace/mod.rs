@@ -12,11 +12,12 @@
 //! times span exactly 7,200 units, its two hours, so the unit is the second and
 //! in timed replay the requests of one second arrive together), and ssdlab's own CSV
 //! (`time_ns,op,offset_bytes,length_bytes`, op R/W/T, `#` comments).
-//! Zoned commands (`ZonedCmd`, replayed on a zoned drive only): ssdlab's CSV ops `ZR`,
+//! Zoned commands (`TraceCmd`, replayed on a zoned drive only): ssdlab's CSV ops `ZR`,
 //! `ZF`, `ZO`, `ZC` (Zone Management Send) and `ZA` (Zone Append), and blkparse's
 //! RWBS `ZR`, `ZRA`, `ZF`, `ZO`, `ZC`, `ZA` (Linux 6.17 on; older kernels print zone
 //! management as `N`, which is skipped). fio's iolog has no zone actions. FDP placement
-//! IDs: the CSV's optional fifth column on a write (replayed on a drive with `[fdp]`).
+//! IDs: the CSV's optional fifth column on a write, and its `RU` op, a Reclaim Unit
+//! Handle Update of that column's placement ID (replayed on a drive with `[fdp]`).
 //! Simplifies: blkparse lines other than queue (`Q`) events, iolog actions other
 //! than read/write/trim/wait, and SCSI opcodes other than READ/WRITE/UNMAP are
 //! skipped as not being requests.
@@ -68,16 +69,17 @@ pub struct Record {
     pub kind: OpKind,
     pub offset: u64,
     pub len: u64,
-    /// A zoned command instead of a plain read, write or trim.
-    pub zone: Option<ZonedCmd>,
+    /// A command instead of a plain read, write or trim (zoned, or FDP's I/O Management).
+    pub cmd: Option<TraceCmd>,
     /// The write's placement ID (FDP data placement directive DSPEC; csv's fifth
     /// column), replayed on a drive with `[fdp]` only.
     pub placement: Option<u32>,
 }
 
-/// A zoned command a trace line carries (replayed on a zoned drive only).
+/// A command a trace line carries besides plain I/O: zoned commands (replayed on a
+/// zoned drive only) and FDP's Reclaim Unit Handle Update (on a drive with `[fdp]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ZonedCmd {
+pub enum TraceCmd {
     /// Zone Management Send of the zone holding the record's offset (csv `ZR`, `ZF`,
     /// `ZO`, `ZC`; blkparse RWBS `ZR`, `ZF`, `ZO`, `ZC`); `kind` is Trim and unused.
     Send(crate::zns::ZoneAction),
@@ -86,6 +88,9 @@ pub enum ZonedCmd {
     /// Zone Append of the record's length to the zone holding its offset (blkparse
     /// `ZA`); `kind` is Write.
     Append,
+    /// I/O Management Send, Reclaim Unit Handle Update of the record's placement ID
+    /// (csv `RU`); `kind` is Trim and unused.
+    RuhUpdate,
 }
 
 /// A blkparse RWBS field as Linux's `blk_fill_rwbs` writes it: an optional `F`
@@ -94,7 +99,7 @@ pub enum ZonedCmd {
 /// `ZR` reset, `ZRA` reset all, `ZF` finish, `ZO` open, `ZC` close), then flags (`F`
 /// FUA, `A` readahead, `S` sync, `M` metadata, ...). `None`: no data and no zoned
 /// command (flushes, barriers).
-fn blkparse_op(rwbs: &str) -> Option<(OpKind, Option<ZonedCmd>)> {
+fn blkparse_op(rwbs: &str) -> Option<(OpKind, Option<TraceCmd>)> {
     use crate::zns::ZoneAction;
     let op = match rwbs.strip_prefix('F') {
         Some(rest) if rest.starts_with(['Z', 'R', 'W', 'D', 'N']) => rest,
@@ -102,14 +107,14 @@ fn blkparse_op(rwbs: &str) -> Option<(OpKind, Option<ZonedCmd>)> {
     };
     if let Some(z) = op.strip_prefix('Z') {
         let cmd = if z.starts_with("RA") {
-            ZonedCmd::ResetAll
+            TraceCmd::ResetAll
         } else {
             match z.chars().next()? {
-                'A' => return Some((OpKind::Write, Some(ZonedCmd::Append))),
-                'R' => ZonedCmd::Send(ZoneAction::Reset),
-                'F' => ZonedCmd::Send(ZoneAction::Finish),
-                'O' => ZonedCmd::Send(ZoneAction::Open),
-                'C' => ZonedCmd::Send(ZoneAction::Close),
+                'A' => return Some((OpKind::Write, Some(TraceCmd::Append))),
+                'R' => TraceCmd::Send(ZoneAction::Reset),
+                'F' => TraceCmd::Send(ZoneAction::Finish),
+                'O' => TraceCmd::Send(ZoneAction::Open),
+                'C' => TraceCmd::Send(ZoneAction::Close),
                 _ => return None,
             }
         };
@@ -274,7 +279,17 @@ pub fn detect_in(path: &str, r: &mut dyn BufRead) -> Result<TraceFormat, TraceEr
         let csv_op = |op: &str| {
             matches!(
                 op.trim().to_ascii_uppercase().as_str(),
-                "R" | "W" | "T" | "ZR" | "ZF" | "ZO" | "ZC" | "ZA" | "READ" | "WRITE" | "TRIM"
+                "R" | "W"
+                    | "T"
+                    | "ZR"
+                    | "ZF"
+                    | "ZO"
+                    | "ZC"
+                    | "ZA"
+                    | "RU"
+                    | "READ"
+                    | "WRITE"
+                    | "TRIM"
             )
         };
         if csv.len() == 4 || (csv.len() == 5 && csv_op(csv[1])) {
@@ -428,7 +443,7 @@ impl TraceReader {
                 kind,
                 offset,
                 len,
-                zone: None,
+                cmd: None,
                 placement: None,
             }))
         };
@@ -474,7 +489,7 @@ impl TraceReader {
                 let sized = w.len() >= 10 && w[8] == "+";
                 if !(sized
                     || (w.len() >= 8
-                        && matches!(zone, Some(ZonedCmd::Send(_) | ZonedCmd::ResetAll))))
+                        && matches!(zone, Some(TraceCmd::Send(_) | TraceCmd::ResetAll))))
                 {
                     return Err(bad(p, n, l, exp));
                 }
@@ -492,7 +507,7 @@ impl TraceReader {
                     count.saturating_mul(512),
                 )?;
                 if let Some(r) = r.as_mut() {
-                    r.zone = zone;
+                    r.cmd = zone;
                 }
                 Ok(r)
             }
@@ -614,7 +629,7 @@ impl TraceReader {
                 )
             }
             TraceFormat::Csv => {
-                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes[,placement_id] (or op ZR, ZF, ZO, ZC: zone management; ZA: zone append)";
+                let exp = "time_ns,op(R|W|T),offset_bytes,length_bytes[,placement_id] (or op ZR, ZF, ZO, ZC: zone management; ZA: zone append; RU: reclaim unit handle update of the placement ID)";
                 let f: Vec<&str> = l.split(',').collect();
                 if f.len() != 4 && f.len() != 5 {
                     return Err(bad(p, n, l, exp));
@@ -633,13 +648,20 @@ impl TraceReader {
                         })?;
                         if !matches!(
                             f[1].trim(),
-                            "W" | "w" | "write" | "ZA" | "za" | "zone_append"
+                            "W" | "w"
+                                | "write"
+                                | "ZA"
+                                | "za"
+                                | "zone_append"
+                                | "RU"
+                                | "ru"
+                                | "ruh_update"
                         ) {
                             return Err(bad(
                                 p,
                                 n,
                                 l,
-                                "a placement ID on a write only (op W or ZA)",
+                                "a placement ID on a write only (op W or ZA), or on RU",
                             ));
                         }
                         Some(pid as u32)
@@ -655,15 +677,27 @@ impl TraceReader {
                     "ZO" | "zo" | "zone_open" => (OpKind::Trim, Some(ZoneAction::Open)),
                     "ZC" | "zc" | "zone_close" => (OpKind::Trim, Some(ZoneAction::Close)),
                     "ZA" | "za" | "zone_append" => (OpKind::Write, None),
+                    "RU" | "ru" | "ruh_update" => (OpKind::Trim, None),
                     _ => return Err(bad(p, n, l, exp)),
                 };
                 let append = matches!(f[1].trim(), "ZA" | "za" | "zone_append");
+                let ruh_update = matches!(f[1].trim(), "RU" | "ru" | "ruh_update");
+                if ruh_update && placement.is_none() {
+                    return Err(bad(
+                        p,
+                        n,
+                        l,
+                        "RU (Reclaim Unit Handle Update) with its placement ID in the fifth column",
+                    ));
+                }
                 let mut r = rec(num(f[0], exp)?, kind, num(f[2], exp)?, num(f[3], exp)?)?;
                 if let Some(r) = r.as_mut() {
-                    r.zone = if append {
-                        Some(ZonedCmd::Append)
+                    r.cmd = if append {
+                        Some(TraceCmd::Append)
+                    } else if ruh_update {
+                        Some(TraceCmd::RuhUpdate)
                     } else {
-                        zone.map(ZonedCmd::Send)
+                        zone.map(TraceCmd::Send)
                     };
                     r.placement = placement;
                 }
@@ -692,6 +726,9 @@ pub struct TraceStats {
     /// Zone Appends (csv and blkparse `ZA`), counted in `requests` and `writes`.
     #[serde(skip_serializing_if = "is_zero")]
     pub zone_appends: u64,
+    /// Reclaim Unit Handle Updates (csv `RU`), counted in `requests`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ruh_updates: u64,
     /// Writes per placement ID (csv's fifth column; the first 1,024 IDs seen).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub placement_ids: std::collections::BTreeMap<u32, u64>,
@@ -736,14 +773,22 @@ pub fn scan(
             s.first_time_ns = rec.time_ns;
         }
         s.requests += 1;
-        if let Some(pid) = rec.placement {
+        if let Some(pid) = rec
+            .placement
+            .filter(|_| rec.cmd != Some(TraceCmd::RuhUpdate))
+        {
             if s.placement_ids.len() < MAX_DEVICES || s.placement_ids.contains_key(&pid) {
                 *s.placement_ids.entry(pid).or_insert(0) += 1;
             }
         }
-        if rec.zone == Some(ZonedCmd::Append) {
+        if rec.cmd == Some(TraceCmd::RuhUpdate) {
+            s.ruh_updates += 1;
+            s.last_time_ns = s.last_time_ns.max(rec.time_ns);
+            continue;
+        }
+        if rec.cmd == Some(TraceCmd::Append) {
             s.zone_appends += 1; // and a write below
-        } else if rec.zone.is_some() {
+        } else if rec.cmd.is_some() {
             s.zone_ops += 1; // no data, no span: the zone's own size
             s.last_time_ns = s.last_time_ns.max(rec.time_ns);
             continue;

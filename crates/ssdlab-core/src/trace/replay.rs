@@ -150,9 +150,9 @@ impl TraceSource {
         self.next.is_some()
     }
 
-    /// The zone management command the next request is, if it is one.
-    pub fn next_zone_action(&self) -> Option<super::ZonedCmd> {
-        self.next.and_then(|r| r.zone)
+    /// The command (zoned, or FDP's handle update) the next request is, if it is one.
+    pub fn next_command(&self) -> Option<super::TraceCmd> {
+        self.next.and_then(|r| r.cmd)
     }
 
     /// The placement ID the next request carries, if any (csv's fifth column).

@@ -42,7 +42,7 @@ fn records(text: &str, fmt: TraceFormat) -> Vec<Record> {
 
 fn rec(time_ns: u64, kind: OpKind, offset: u64, len: u64) -> Record {
     Record {
-        zone: None,
+        cmd: None,
         placement: None,
         time_ns,
         kind,
@@ -347,7 +347,7 @@ fn a_named_pipe_is_refused_before_it_is_opened() {
 fn blkparse_rwbs_operations() {
     use crate::zns::ZoneAction;
     use OpKind::*;
-    let send = |a| Some(ZonedCmd::Send(a));
+    let send = |a| Some(TraceCmd::Send(a));
     for (rwbs, want) in [
         ("R", Some((Read, None))),
         ("RA", Some((Read, None))),
@@ -364,9 +364,9 @@ fn blkparse_rwbs_operations() {
         ("F", None),
         ("FF", None),
         ("", None),
-        ("ZA", Some((Write, Some(ZonedCmd::Append)))),
+        ("ZA", Some((Write, Some(TraceCmd::Append)))),
         ("ZR", Some((Trim, send(ZoneAction::Reset)))),
-        ("ZRA", Some((Trim, Some(ZonedCmd::ResetAll)))),
+        ("ZRA", Some((Trim, Some(TraceCmd::ResetAll)))),
         ("ZF", Some((Trim, send(ZoneAction::Finish)))),
         ("ZO", Some((Trim, send(ZoneAction::Open)))),
         ("ZC", Some((Trim, send(ZoneAction::Close)))),
@@ -387,7 +387,7 @@ fn csv_placement_ids() {
     );
     let pids: Vec<_> = v.iter().map(|r| r.placement).collect();
     assert_eq!(pids, vec![Some(3), None, Some(65535), None]);
-    assert_eq!(v[2].zone, Some(ZonedCmd::Append));
+    assert_eq!(v[2].cmd, Some(TraceCmd::Append));
     let t = TempTrace::new("0,W,0,4096,1\n");
     assert_eq!(detect(&t.0).unwrap(), TraceFormat::Csv);
     for (line, why) in [
@@ -402,4 +402,18 @@ fn csv_placement_ids() {
         let e = r.next_record().unwrap_err().message;
         assert!(e.contains(why) && e.contains(":1:"), "{line}: {e}");
     }
+}
+
+/// csv `RU`: a Reclaim Unit Handle Update, which needs its placement ID.
+#[test]
+fn csv_ruh_update_lines() {
+    let v = records("0,RU,0,0,2\n", TraceFormat::Csv);
+    assert_eq!(
+        (v[0].cmd, v[0].placement),
+        (Some(TraceCmd::RuhUpdate), Some(2))
+    );
+    let t = TempTrace::new("0,RU,0,0\n");
+    let mut r = TraceReader::open(&t.0, Some(TraceFormat::Csv), 0).unwrap();
+    let e = r.next_record().unwrap_err().message;
+    assert!(e.contains("RU (Reclaim Unit Handle Update)"), "{e}");
 }
