@@ -48,7 +48,8 @@ def test_cli_flag_and_errors(tmp_path, capsys):
     assert json.loads(out.read_text())["device"]["zns"]["host_log"]["gc_free_zones"] == 3
     capsys.readouterr()
     assert main([*args, "--host_log", "x"]) == 2
-    assert "--host_log: 'x' is not STREAMS[:GC_FREE_ZONES]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--host_log: 'x' is not STREAMS[:GC_FREE_ZONES[:BG_FREE_ZONES]]" in err
     assert main([*args[:3], *args[5:], "--host_log"]) == 2  # tiny-test is not zoned
     assert "host_log: needs a zoned drive" in capsys.readouterr().err
 
@@ -57,4 +58,37 @@ def test_cli_flag_and_errors(tmp_path, capsys):
 def test_bad_tables_are_refused(bad):
     w = {"rw": "write", "bs": "16k", "size": "4MiB", "host_log": bad}
     with pytest.raises(ssdlab.ConfigError, match="host_log"):
+        ssdlab.run("tiny-test", w, set=ZONED, state="fresh")
+
+
+def test_background_collection_trades_write_amplification_for_tail_latency(tmp_path):
+    """bg_free_zones: collections start earlier and the writers go on: no waits and a
+    shorter tail, for more copying (victims collected with more valid data)."""
+    def run(bg: int) -> tuple[dict, dict]:
+        w = two_classes(0)
+        for j in w["jobs"]:
+            j["host_log"] = {"streams": 0, "bg_free_zones": bg}
+        r = ssdlab.run("tiny-test", w, set=ZONED, state="fresh").to_dict()
+        return r, r["device"]["zns"]["host_log"]
+
+    (r0, fg), (r4, bg) = run(0), run(4)
+    assert (fg["bg_free_zones"], bg["bg_free_zones"]) == (0, 4)
+    assert fg["background_victims"] == 0 and fg["waits"] > 0
+    assert bg["background_victims"] == bg["victims"] > fg["victims"]
+    assert bg["waits"] == 0
+    assert bg["waf"] > fg["waf"]
+    p99 = [r["write"]["clat_ns"]["percentile"]["99.000000"] for r in (r0, r4)]
+    assert p99[1] < p99[0], p99
+    for r in (r0, r4):
+        assert r["device"]["zns"]["errors_total"] == 0
+    out = tmp_path / "r.json"
+    args = ["run", "--device", "tiny-test", "--set", "zns.zone_size_bytes=1MiB",
+            "--state", "fresh", "--rw", "randwrite", "--bs", "16k", "--size", "24MiB",
+            "--io_size", "48MiB", "-q", "--json", str(out), "--host_log", "1:2:4"]  # fmt: skip
+    assert main(args) == 0
+    h = json.loads(out.read_text())["device"]["zns"]["host_log"]
+    assert (h["gc_free_zones"], h["bg_free_zones"]) == (2, 4)
+    with pytest.raises(ssdlab.ConfigError, match="bg_free_zones: 2"):
+        w = {"rw": "write", "bs": "16k", "size": "4MiB",
+             "host_log": {"gc_free_zones": 2, "bg_free_zones": 2}}  # fmt: skip
         ssdlab.run("tiny-test", w, set=ZONED, state="fresh")

@@ -197,19 +197,22 @@ def parse_settle(text: str) -> dict:
 
 
 def parse_host_log(text: str) -> dict:
-    """``--host_log [STREAMS[:GC_FREE_ZONES]]``: the host store's table (docs/zns-fdp.md);
-    empty for its defaults (one stream per job, 2 empty zones)."""
+    """``--host_log [STREAMS[:GC_FREE_ZONES[:BG_FREE_ZONES]]]``: the host store's table
+    (docs/zns-fdp.md); empty for its defaults (one stream per job, 2 empty zones, no
+    background collection)."""
     parts = text.split(":") if text else []
-    if len(parts) > 2 or not all(p.isdigit() for p in parts):
+    if len(parts) > 3 or not all(p.isdigit() for p in parts):
         raise UsageError(
-            f"--host_log: '{text}' is not STREAMS[:GC_FREE_ZONES] (whole numbers, e.g. 8:2; "
-            "'' or 0 streams: one per job)"
+            f"--host_log: '{outputs.shown(text)}' is not STREAMS[:GC_FREE_ZONES[:BG_FREE_ZONES]] "
+            "(whole numbers, e.g. 8:2 or 8:2:4; '' or 0 streams: one per job)"
         )
     out: dict = {}
     if parts:
         out["streams"] = int(parts[0])
-    if len(parts) == 2:
+    if len(parts) >= 2:
         out["gc_free_zones"] = int(parts[1])
+    if len(parts) == 3:
+        out["bg_free_zones"] = int(parts[2])
     return out
 
 
@@ -526,10 +529,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--host-log",
         nargs="?",
         const="",
-        metavar="STREAMS[:GC_FREE]",
+        metavar="STREAMS[:GC_FREE[:BG_FREE]]",
         help="zoned drive: the jobs write through a log-structured host store that places "
         "their data in zones and collects zones itself (streams: open zones for the jobs' "
-        "writes, 0 = one per job; GC_FREE: empty zones kept, default 2; docs/zns-fdp.md)",
+        "writes, 0 = one per job; GC_FREE: empty zones kept, default 2; BG_FREE: collect in "
+        "the background below this many empty zones, writers going on; docs/zns-fdp.md)",
     )
     p.add_argument(
         "--settle",

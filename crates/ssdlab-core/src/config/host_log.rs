@@ -17,6 +17,12 @@ pub struct HostLogConfig {
     /// (at least 2; default 2).
     #[serde(default = "default_gc_free_zones")]
     pub gc_free_zones: u32,
+    /// A collection starts in the background when fewer zones than this are empty:
+    /// the other jobs keep writing, and the one running it writes in its gaps, until
+    /// the empty zones fall below `gc_free_zones` (0, the default: no background
+    /// collection; else more than `gc_free_zones`).
+    #[serde(default)]
+    pub bg_free_zones: u32,
 }
 
 fn default_gc_free_zones() -> u32 {

@@ -48,6 +48,8 @@ pub struct HostLogGroupStats {
 pub struct HostLogStats {
     pub streams: u32,
     pub gc_free_zones: u32,
+    /// Empty zones below which a background collection starts (0: none).
+    pub bg_free_zones: u32,
     pub extent_bytes: u64,
     /// The jobs' own writes, and the extents collections read and wrote again.
     pub app_writes: u64,
@@ -57,6 +59,8 @@ pub struct HostLogStats {
     pub victims: u64,
     pub resets: u64,
     pub waits: u64,
+    /// Victims whose collection started in the background.
+    pub background_victims: u64,
     /// Host write amplification: (app_writes + gc_writes) / app_writes.
     pub waf: f64,
     /// Each group of jobs' share (from its start to the next group's), in order.
@@ -225,6 +229,7 @@ pub(super) fn fit_host_log(
         streams,
         first.gc_free_zones,
     )
+    .and_then(|l| l.with_background(first.bg_free_zones))
     .map_err(|m| crate::config::err("workload.host_log", m))?;
     Ok(Some(Box::new(HostLogRun {
         log,
@@ -346,6 +351,7 @@ impl Ssd {
         Some(HostLogStats {
             streams: hl.log.streams(),
             gc_free_zones: hl.log.gc_free_zones(),
+            bg_free_zones: hl.log.bg_free_zones(),
             extent_bytes: hl.log.extent_bytes(),
             app_writes: c.app_writes,
             gc_reads: c.gc_reads,
@@ -353,6 +359,7 @@ impl Ssd {
             victims: c.victims,
             resets: c.resets,
             waits: c.waits,
+            background_victims: c.background_victims,
             waf: hl.log.waf(),
             groups: (0..hl.marks.len())
                 .map(|i| {

@@ -13,12 +13,18 @@
 //! has completed; the victim is reset once every read of it has completed. One job
 //! runs a collection (its commands take its queue slots, as one GC thread); while it
 //! runs, every job's own writes wait (foreground GC: a store out of empty zones stalls
-//! its writers). A write waits, too, when its stream needs a zone and every empty one
-//! is still being reset.
+//! its writers). With `bg_free_zones` above `gc_free_zones`, a collection starts
+//! earlier, when fewer than `bg_free_zones` zones are empty, and runs in the
+//! background: only the job running it sends its commands, the others keep writing,
+//! until the empty zones fall below `gc_free_zones`, where it turns foreground. A
+//! write waits, too, when its stream needs a zone and every empty one is still being
+//! reset.
 //!
 //! Simplifies: one extent size (the jobs' block size, fixed); greedy victims; the
 //! jobs only write (no host reads, no trims); a collection starts when a job asks to
-//! write; the data moved is not checked (the drive's oracle checks what it stores).
+//! write (a background one too: writers that are idle send nothing, and neither does
+//! their collection); one collection at a time; the data moved is not checked (the
+//! drive's oracle checks what it stores).
 
 use std::collections::VecDeque;
 
@@ -52,6 +58,8 @@ pub struct HostLogCounters {
     pub resets: u64,
     /// Times a job found it had to wait (a collection, or a zone being reset).
     pub waits: u64,
+    /// Of the victims, those whose collection started in the background.
+    pub background_victims: u64,
 }
 
 impl HostLogCounters {
@@ -73,6 +81,7 @@ impl HostLogCounters {
             victims: self.victims - earlier.victims,
             resets: self.resets - earlier.resets,
             waits: self.waits - earlier.waits,
+            background_victims: self.background_victims - earlier.background_victims,
         }
     }
 }
@@ -87,6 +96,8 @@ pub struct HostLog {
     job_stream: Vec<u32>,
     streams: u32,
     gc_free_zones: u32,
+    /// Empty zones below which a background collection starts (0: none).
+    bg_free_zones: u32,
     /// Logical extent -> slot (zone x per_zone + index), NONE when never written.
     map: Vec<u32>,
     /// Slot -> logical extent, NONE when invalid or unwritten.
@@ -157,6 +168,7 @@ impl HostLog {
             job_stream,
             streams,
             gc_free_zones,
+            bg_free_zones: 0,
             map: vec![NONE; extents as usize],
             rev: vec![NONE; slots],
             valid: vec![0; zones as usize],
@@ -172,6 +184,31 @@ impl HostLog {
             ready: VecDeque::new(),
             c: HostLogCounters::default(),
         })
+    }
+
+    /// Collect in the background from fewer than `bg` empty zones (0: never; else
+    /// more than `gc_free_zones`).
+    pub fn with_background(mut self, bg: u32) -> Result<Self, String> {
+        if bg != 0 && bg <= self.gc_free_zones {
+            return Err(format!(
+                "bg_free_zones: {bg} (allowed: 0, no background collection, or more than \
+                 gc_free_zones, {})",
+                self.gc_free_zones
+            ));
+        }
+        let zones = self.valid.len() as u32;
+        if bg >= zones {
+            return Err(format!(
+                "bg_free_zones: {bg} (allowed: fewer than the drive's {zones} zones)"
+            ));
+        }
+        self.bg_free_zones = bg;
+        Ok(self)
+    }
+
+    /// Empty zones below which a background collection starts (0: none).
+    pub fn bg_free_zones(&self) -> u32 {
+        self.bg_free_zones
     }
 
     /// The extent (bytes): the jobs' block size.
@@ -216,8 +253,9 @@ impl HostLog {
     /// A collection is due or running for job `job`: its next GC command, `Wait`, or
     /// None when the job may write.
     pub fn gc_step(&mut self, job: u32) -> Option<HostCmd> {
+        let empty = self.free.len() as u32 + self.resetting;
         if self.victim == NONE {
-            if self.free.len() as u32 + self.resetting >= self.gc_free_zones {
+            if empty >= self.gc_free_zones.max(self.bg_free_zones) {
                 return None;
             }
             // The full zone with the least valid data (never an open one).
@@ -235,16 +273,29 @@ impl HostLog {
             self.owner = job;
             self.next_slot = 0;
             self.c.victims += 1;
+            if empty >= self.gc_free_zones {
+                self.c.background_victims += 1;
+            }
         }
         if job != self.owner {
+            if empty >= self.gc_free_zones {
+                return None; // a background collection: the others write on
+            }
             self.c.waits += 1;
             return Some(HostCmd::Wait);
         }
+        // In the background the job running the collection writes its own data in the
+        // collection's gaps (its reads in flight, no zone for GC's stream yet).
+        let gap = if empty >= self.gc_free_zones {
+            None
+        } else {
+            Some(HostCmd::Wait)
+        };
         if let Some(extent) = self.ready.pop_front() {
             let Some(slot) = self.place(self.gc_stream(), extent) else {
                 self.ready.push_front(extent);
-                self.c.waits += 1;
-                return Some(HostCmd::Wait);
+                self.c.waits += u64::from(gap.is_some());
+                return gap;
             };
             self.c.gc_writes += 1;
             return Some(HostCmd::GcWrite {
@@ -265,7 +316,7 @@ impl HostLog {
             }
         }
         if self.reads_out > 0 {
-            return Some(HostCmd::Wait);
+            return gap;
         }
         // Every valid extent read and written again: reset the victim.
         let zone = self.victim;
@@ -500,6 +551,79 @@ mod tests {
         }
         assert_eq!(writes, reads);
         log.check().unwrap();
+    }
+
+    /// A background collection (from fewer than `bg_free_zones` empty zones) lets the
+    /// other jobs write, and its owner write in its gaps, until the empty zones fall
+    /// below `gc_free_zones`, where the others wait again.
+    #[test]
+    fn a_background_collection_lets_the_writers_go_on() {
+        let mut log = HostLog::new(4096, 65536, 32768, 8, 24 * 4096, two(1), 1, 2)
+            .unwrap()
+            .with_background(4)
+            .unwrap();
+        assert_eq!(log.bg_free_zones(), 4);
+        for e in 0..4u64 {
+            assert!(log.gc_step(0).is_none());
+            log.write(0, e * 4096);
+        }
+        let empty = |l: &HostLog| l.free.len() as u32 + l.resetting;
+        let mut first = None;
+        for k in 0..10_000u64 {
+            match log.gc_step(0) {
+                None => {
+                    assert!(log.can_place(0));
+                    log.write(0, (4 + k * 7 % 20) * 4096);
+                }
+                Some(HostCmd::Reset { zone }) => log.reset_done(zone),
+                Some(cmd) => {
+                    first = Some(cmd);
+                    break;
+                }
+            }
+        }
+        assert!(matches!(first, Some(HostCmd::GcRead { .. })), "{first:?}");
+        // Started with 2 or 3 empty zones: in the background.
+        assert!((2..4).contains(&empty(&log)), "{}", empty(&log));
+        assert_eq!(log.c.background_victims, 1);
+        // Job 1 writes on; job 0 reads its victim, then writes in the gap.
+        assert_eq!(log.gc_step(1), None);
+        let mut slots = vec![];
+        let mut next = first;
+        while let Some(HostCmd::GcRead { slot, .. }) = next {
+            slots.push(slot);
+            next = log.gc_step(0);
+        }
+        assert_eq!(next, None, "reads in flight: job 0 may write");
+        // Writes that take the empty zones below gc_free_zones make it foreground.
+        let mut k = 0;
+        while empty(&log) >= 2 {
+            assert_eq!(log.gc_step(1), None);
+            assert!(log.can_place(1));
+            log.write(1, (4 + k % 20) * 4096);
+            k += 1;
+        }
+        assert_eq!(log.gc_step(1), Some(HostCmd::Wait));
+        assert_eq!(
+            log.gc_step(0),
+            Some(HostCmd::Wait),
+            "its reads are in flight"
+        );
+        for s in slots {
+            log.read_done(s);
+        }
+        log.check().unwrap();
+        // A background threshold at or below gc_free_zones, or past the zones, is refused.
+        let new = || HostLog::new(4096, 65536, 32768, 8, 4096, two(1), 1, 2).unwrap();
+        assert!(new()
+            .with_background(2)
+            .unwrap_err()
+            .contains("more than gc_free_zones"));
+        assert!(new()
+            .with_background(8)
+            .unwrap_err()
+            .contains("fewer than the drive's 8"));
+        assert!(new().with_background(0).is_ok());
     }
 
     #[test]
