@@ -162,3 +162,17 @@ def test_trace_ruh_update_and_status(tmp_path, capsys):
     assert [s["pid"] for s in d["ruh_status"]] == [0, 1]
     assert d["ruh_status"][0]["ru_available_bytes"] == d["reclaim_unit_bytes"]
     assert 0 < d["ruh_status"][1]["ru_available_bytes"] < d["reclaim_unit_bytes"]
+
+
+def test_ru_time_limit_from_the_api():
+    """fdp.ru_time_limit: a slow handle is moved to empty reclaim units by the controller."""
+    wl = {"rw": "write", "bs": "4k", "iodepth": 1, "number_ios": 256, "rate_iops": 10000,
+          "fdp": {"plids": [1]}}  # fmt: skip
+    d = ssdlab.run("tiny-test", wl, state="fresh",
+                   set={"fdp.handles": 2, "fdp.ru_time_limit": "5ms"})["device"]["fdp"]  # fmt: skip
+    assert d["ru_time_limit_ns"] == 5_000_000
+    assert 4 <= d["events"]["ru_time_limit_exceeded"] <= 5
+    cfg = ssdlab.validate("tiny-test", set={"fdp.handles": 2, "fdp.ru_time_limit": "5ms"})
+    assert cfg["fdp"]["ru_time_limit"]
+    with pytest.raises(ssdlab.ConfigError, match="ru_time_limit"):
+        ssdlab.validate("tiny-test", set={"fdp.handles": 2, "fdp.ru_time_limit": "soon"})

@@ -487,3 +487,45 @@ fn a_trace_updates_a_reclaim_unit_handle() {
         std::fs::remove_file(p).ok();
     }
 }
+
+/// The RU time limit (`fdp.ru_time_limit`): a handle writing slowly is moved to an empty
+/// reclaim unit each time its unit has been referenced that long since its first write
+/// (Reclaim Unit Time Limit Exceeded), so its units are left partly written; a handle
+/// that fills its units within the limit is never moved. The oracle holds.
+#[test]
+fn the_ru_time_limit_moves_a_slow_handle_to_new_units() {
+    // 256 writes of 4 KiB, one every 100 us: 25.6 ms, 1 MiB (one unit) in all.
+    let slow = r#"{"rw":"write","bs":"4k","iodepth":1,"number_ios":256,"rate_iops":10000,
+                  "fdp":{"plids":[1]}}"#;
+    let none = run(
+        &device("tiny-test", &["fdp.handles=2"]),
+        slow,
+        DriveState::Fresh,
+        true,
+    );
+    let dev = device("tiny-test", &["fdp.handles=2", "fdp.ru_time_limit=\"5ms\""]);
+    let lim = run(&dev, slow, DriveState::Fresh, true);
+    let (dn, dl) = (&none["device"]["fdp"], &lim["device"]["fdp"]);
+    assert_eq!(dn["events"]["ru_time_limit_exceeded"], 0, "{dn}");
+    assert_eq!(dl["ru_time_limit_ns"], 5_000_000);
+    // First write at 0; the unit is moved at 5, 10, 15 and 20 ms (the next write
+    // starts each new unit's clock at once), and the last one ends with the run.
+    let moved = f(&dl["events"]["ru_time_limit_exceeded"]);
+    assert!((4.0..=5.0).contains(&moved), "{dl}");
+    assert!(
+        f(&dl["per_handle"][1]["blocks_opened"])
+            >= f(&dn["per_handle"][1]["blocks_opened"]) + 4.0 * 4.0,
+        "{dl} vs {dn}"
+    );
+    assert_eq!(dl["ruh_updates"], 0, "the host sent none");
+    // A writer that fills its units within the limit is never moved, however long it
+    // runs (16 MiB at QD8: a 1 MiB unit takes tiny-test's 4 dies under 10 ms).
+    let fast = r#"{"rw":"write","bs":"4k","iodepth":8,"size":"16MiB","fdp":{"plids":[1]}}"#;
+    let dev = device(
+        "tiny-test",
+        &["fdp.handles=2", "fdp.ru_time_limit=\"50ms\""],
+    );
+    let r = run(&dev, fast, DriveState::Fresh, true);
+    assert_eq!(r["device"]["fdp"]["events"]["ru_time_limit_exceeded"], 0);
+    assert!(f(&r["sim_time_ns"]) > 50e6, "{}", r["sim_time_ns"]);
+}

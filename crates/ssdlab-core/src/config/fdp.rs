@@ -4,8 +4,9 @@
 //!
 //! Simplifies: one FDP configuration (the descriptor's index 0), one namespace whose
 //! placement handles are the handles themselves (placement handle i = RUH i), every
-//! handle of one type (the `isolation` field); no RU time limit (`RUTL` 0).
+//! handle of one type (the `isolation` field).
 
+use super::units::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Most reclaim-unit handles a device may have (the simulator keeps their write points
@@ -45,6 +46,16 @@ pub struct FdpConfig {
     /// (GC keeps each handle's data in its own reclaim units).
     #[serde(default)]
     pub isolation: Isolation,
+    /// Reclaim unit time limit (the configuration's ERUTL; 0, the default: none): a
+    /// handle that has referenced one reclaim unit this long since its first write is
+    /// moved to an empty one by the controller, as a Reclaim Unit Handle Update would
+    /// (a Reclaim Unit Time Limit Exceeded event).
+    #[serde(default, skip_serializing_if = "is_zero_duration")]
+    pub ru_time_limit: Duration,
+}
+
+fn is_zero_duration(d: &Duration) -> bool {
+    d.ns() == 0
 }
 
 impl Default for FdpConfig {
@@ -53,6 +64,7 @@ impl Default for FdpConfig {
             handles: default_handles(),
             reclaim_groups: default_groups(),
             isolation: Isolation::Initial,
+            ru_time_limit: Default::default(),
         }
     }
 }

@@ -27,9 +27,11 @@
 //! a handle opened divided by the group's dies. A Reclaim Unit Handle Update (I/O
 //! Management Send, `ruh_update`) pads the handle's open blocks to a program boundary
 //! and closes them short: their unwritten pages hold nothing, and once the written
-//! ones are programmed GC collects them like full blocks. Not modelled: I/O Management
-//! Receive, RU time limits, more than one FDP configuration or namespace, and FDP with
-//! an SLC cache (refused by validation).
+//! ones are programmed GC collects them like full blocks; the RU time limit moves a
+//! handle the same way (`ru_time_limit`; the clock runs in `ssd/fdp_ops.rs`), a
+//! handle's reclaim unit counted by the blocks it opened (one per die of its group).
+//! Not modelled: I/O Management Receive, more than one FDP configuration or namespace,
+//! and FDP with an SLC cache (refused by validation).
 //! When reclaim units run out (every full block valid, the invalid data in the
 //! handles' open blocks), the controller closes the open block with the least valid
 //! data early and collects it (a Reclaim Unit Not Fully Written event), so the drive
@@ -67,6 +69,9 @@ pub struct FdpStats {
     pub ru_closed_early: u64,
     /// Reclaim Unit Handle Updates (one per placement ID of an I/O Management Send).
     pub ruh_updates: u64,
+    /// Handles the controller moved to an empty reclaim unit at the RU time limit
+    /// (Reclaim Unit Time Limit Exceeded events).
+    pub ru_time_limits: u64,
     /// Of those, the ones that left a reclaim unit partly written (Reclaim Unit Not
     /// Fully Written events).
     pub ruh_updates_partial: u64,
@@ -88,6 +93,10 @@ pub struct FdpState {
     /// written: once those are programmed the block counts as wholly programmed (its
     /// unwritten pages hold nothing), so that GC may collect it.
     closed_short: Vec<(u32, u16)>,
+    /// Per placement slot: which reclaim unit its handle references (counts up), and
+    /// the blocks opened in it so far (a unit has one per die of the group).
+    ru_gen: Vec<u32>,
+    ru_blocks: Vec<u32>,
     pub stats: FdpStats,
 }
 
@@ -104,6 +113,8 @@ impl FdpState {
                 .collect(),
             starved: vec![false; dies as usize],
             closed_short: Vec::new(),
+            ru_gen: vec![0; (cfg.reclaim_groups * cfg.handles) as usize],
+            ru_blocks: vec![0; (cfg.reclaim_groups * cfg.handles) as usize],
             stats: FdpStats {
                 host_units: vec![0; h],
                 gc_units: vec![0; h],
@@ -128,8 +139,22 @@ impl FdpState {
         self.cfg.isolation == Isolation::Persistent
     }
 
-    /// A frontier took a new block: record whose data it holds.
-    pub(super) fn block_opened(&mut self, block: u32, stream: Stream) {
+    /// A frontier of die `die` took a new block: record whose data it holds, and for a
+    /// handle's host data, whether it begins the handle's next reclaim unit.
+    pub(super) fn block_opened(&mut self, block: u32, die: u32, stream: Stream) {
+        let h = match stream {
+            Stream::Host => Some(0),
+            Stream::Ruh(h) => Some(h as u32),
+            _ => None,
+        };
+        if let Some(h) = h {
+            let slot = ((die / self.dies_per_group) * self.cfg.handles + h) as usize;
+            if self.ru_blocks[slot] == self.dies_per_group {
+                self.ru_gen[slot] += 1;
+                self.ru_blocks[slot] = 0;
+            }
+            self.ru_blocks[slot] += 1;
+        }
         let owner = match stream {
             Stream::Host => 0,
             Stream::Ruh(h) => h,
@@ -320,6 +345,49 @@ impl Ftl {
             return Vec::new();
         };
         f.stats.ruh_updates += 1;
+        let (pads, partial) = self.move_handle(slot);
+        if partial {
+            self.fdp.as_mut().unwrap().stats.ruh_updates_partial += 1;
+        }
+        pads
+    }
+
+    /// The RU time limit of placement slot `slot` passed while its handle still
+    /// referenced reclaim unit `gen`: the controller moves it to an empty one, as a
+    /// handle update does (`ruh_update`). Returns the pads to program (none if the
+    /// handle has moved on since).
+    pub fn ru_time_limit(&mut self, slot: u32, gen: u32) -> Vec<(u64, FullStripe)> {
+        let Some(f) = &mut self.fdp else {
+            return Vec::new();
+        };
+        if f.ru_gen.get(slot as usize) != Some(&gen) {
+            return Vec::new();
+        }
+        f.stats.ru_time_limits += 1;
+        self.move_handle(slot).0
+    }
+
+    /// The reclaim unit placement slot `slot`'s handle references (counts up as it
+    /// fills units and is moved to new ones).
+    pub fn ru_generation(&self, slot: u32) -> u32 {
+        self.fdp
+            .as_ref()
+            .and_then(|f| f.ru_gen.get(slot as usize).copied())
+            .unwrap_or(0)
+    }
+
+    /// Move slot `slot`'s handle to an empty reclaim unit (see `ruh_update`): the pads,
+    /// and whether a unit was left partly written.
+    fn move_handle(&mut self, slot: u32) -> (Vec<(u64, FullStripe)>, bool) {
+        let f = self.fdp.as_mut().expect("an FDP drive");
+        let slot = if slot == NO_PID { 0 } else { slot };
+        if let (Some(g), Some(b)) = (
+            f.ru_gen.get_mut(slot as usize),
+            f.ru_blocks.get_mut(slot as usize),
+        ) {
+            *g += 1;
+            *b = 0;
+        }
         let handles = f.cfg.handles;
         let (rg, h) = if slot == NO_PID {
             (0, 0)
@@ -371,10 +439,7 @@ impl Ftl {
                 self.fdp.as_mut().unwrap().closed_short.push((block, pages));
             }
         }
-        if partial {
-            self.fdp.as_mut().unwrap().stats.ruh_updates_partial += 1;
-        }
-        pads
+        (pads, partial)
     }
 
     /// Reclaim Unit Available Media Writes of placement slot `slot` (what the Reclaim

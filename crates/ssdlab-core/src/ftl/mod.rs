@@ -425,7 +425,7 @@ impl Ftl {
                 *map_blocks += 1;
             }
             if let Some(fdp) = &mut self.fdp {
-                fdp.block_opened(b, stream);
+                fdp.block_opened(b, die, stream);
             }
         }
         let block = f.block;

@@ -48,6 +48,8 @@ pub enum Event {
     ZoneOp { idx: u32 },
     /// I/O Management Send `idx` of the run's `fdp_ops` is due (a drive with `[fdp]`).
     FdpOp { idx: u32 },
+    /// The RU time limit of placement slot `slot`'s reclaim unit `gen` ran out.
+    FdpRuLimit { slot: u32, gen: u32 },
 }
 
 #[derive(Clone, Copy)]

@@ -50,6 +50,9 @@ pub struct FdpEvents {
     /// closed by the controller so GC could reclaim their invalid data (no full block
     /// held any; counted per block).
     pub ru_not_written_fully: u64,
+    /// Handles the controller moved to an empty reclaim unit at the RU time limit
+    /// (`fdp.ru_time_limit`): Reclaim Unit Time Limit Exceeded.
+    pub ru_time_limit_exceeded: u64,
 }
 
 /// The report's `device.fdp` block.
@@ -61,6 +64,8 @@ pub struct FdpReport {
     pub dies_per_reclaim_group: u32,
     /// One block per plane on every die of a reclaim group.
     pub reclaim_unit_bytes: u64,
+    /// The RU time limit, ns (0: none).
+    pub ru_time_limit_ns: u64,
     /// HBMW: host bytes written (mapping units the host wrote).
     pub host_bytes_written: u64,
     /// MBMW: bytes programmed on the media (host, GC moves, map pages, pads).
@@ -108,6 +113,7 @@ impl Ssd {
             },
             dies_per_reclaim_group: f.dies_per_group,
             reclaim_unit_bytes: dpg * geo.units_per_block as u64 * ub,
+            ru_time_limit_ns: f.cfg.ru_time_limit.ns(),
             host_bytes_written: hbmw,
             media_bytes_written: mbmw,
             media_bytes_erased: st.erases * geo.units_per_block as u64 * ub,
@@ -135,6 +141,7 @@ impl Ssd {
                     + f.stats.shared_gc_units,
                 invalid_placement_identifier: f.stats.invalid_placement_ids,
                 ru_not_written_fully: f.stats.ru_closed_early + f.stats.ruh_updates_partial,
+                ru_time_limit_exceeded: f.stats.ru_time_limits,
             },
         })
     }

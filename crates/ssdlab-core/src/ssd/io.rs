@@ -408,6 +408,9 @@ impl Ssd {
             }
         }
         self.cmds.get_mut(cmd).placed = n;
+        if self.ftl.fdp.is_some() {
+            self.ru_time_check(c.pid);
+        }
         self.read_cache_invalidate(first, n);
         if self.map.is_some() {
             self.journal_host_placed(first, n);

@@ -229,8 +229,8 @@ pub struct Ssd {
     chips: Option<chips::ChipGate>,
     /// The zoned namespace (`[zns]`), which replaces the FTL's map (`zoned.rs`).
     zoned: Option<Box<zoned::ZonedRun>>,
-    /// I/O Management Sends in flight: their reclaim-unit handle slots (`fdp_ops.rs`).
-    io_mgmt: std::collections::HashMap<u32, Vec<u32>>,
+    /// FDP's I/O Management Sends in flight and RU time limits (`fdp_ops.rs`).
+    fdp_cmds: fdp_ops::FdpCmds,
     /// The host's log-structured store the jobs write through (`host_log`).
     host_log: Option<Box<zoned_hostlog::HostLogRun>>,
     /// The groups' settle rules and their checks (`settle.rs`).
@@ -445,7 +445,7 @@ impl Ssd {
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
             zoned: None,
-            io_mgmt: Default::default(),
+            fdp_cmds: fdp_ops::FdpCmds::new(&cfg),
             host_log,
             cfg,
         };
@@ -616,6 +616,7 @@ impl Ssd {
             Event::HostEvent { idx, phase } => self.host_event(idx, phase),
             Event::ZoneOp { idx } => self.zone_op_due(idx),
             Event::FdpOp { idx } => self.fdp_op_due(idx),
+            Event::FdpRuLimit { slot, gen } => self.ru_time_limit_due(slot, gen),
         }
         None
     }
