@@ -576,3 +576,36 @@ def test_fio_fsync_reaches_the_server_as_flushes_as_ssdlab_fio_simulates(tmp_pat
     # A flush after 8 x 4 KiB: its stripe is programmed first (tPROG 600 us).
     assert stats["jobs"][0]["sync"]["lat_ns"]["mean"] > 500_000
     assert want["sync"]["lat_ns"]["min"] >= 600_000
+
+
+def test_an_fdp_drive_served_places_writes_by_offset(tmp_path):
+    """--dp-scheme: NBD writes carry no directive; the scheme gives each its placement ID
+    by offset (fio's dp_scheme), so the drive's handles see what the file says."""
+    scheme = tmp_path / "scheme"
+    scheme.write_text("0,1048576,1\n1048576,2097152,2\n")
+    args = ["tiny-test", "--state", "fresh", "--set", "fdp.handles=4", "--dp-scheme", str(scheme)]
+    srv = Server(tmp_path, *args)
+    try:
+        c = Client(srv.sock)
+        for i in range(8):  # 4 writes in each range, 4 past both (placement ID 0)
+            for base in (0, 1 << 20, 3 << 20):
+                assert c.call(CMD_WRITE, base + i * 4096, 4096, os.urandom(4096))[0] == 0
+    finally:
+        stats, _ = srv.stop()
+    hb = [h["host_bytes_written"] for h in stats["device"]["fdp"]["per_handle"]]
+    assert hb == [8 * 4096, 8 * 4096, 8 * 4096, 0]
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--plids", "0"], "fdp: the drive 'tiny-test' has no flexible data placement"),
+        (["--set", "fdp.handles=2", "--plids", "5"], "fdp.plids: index 5 is out of range"),
+        (["--set", "fdp.handles=2", "--dp-scheme", "/nonexistent/s"], "--dp-scheme"),
+        (["--set", "fdp.handles=2", "--dp-scheme", "x", "--plids", "1"], "not with --plids"),
+    ],
+)
+def test_bad_placement_options_are_refused(tmp_path, capsys, args, needle):
+    sock = str(tmp_path / "s")
+    assert cli.main(["serve", "tiny-test", "--state", "fresh", *args, "--socket", sock]) == 2
+    assert needle in capsys.readouterr().err

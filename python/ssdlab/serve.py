@@ -42,6 +42,7 @@ def serve(
     max_clients: int = MAX_CLIENTS,
     client_timeout_s: int = CLIENT_TIMEOUT_S,
     realtime: bool = False,
+    placement: dict | None = None,
 ) -> dict:
     """Serve ``device`` over NBD until SIGINT/SIGTERM; returns ``{"serve", "report"}``.
 
@@ -52,7 +53,10 @@ def serve(
     ``client_timeout_s`` seconds is disconnected (0: never). See docs/reliability.md,
     "Serve clients". ``late_tolerance_us`` (wall µs; default ``late_tolerance(time_scale)``)
     is the lateness past which a reply counts as late; ``realtime`` serves at real-time
-    priority where permitted (docs/serve.md).
+    priority where permitted (docs/serve.md). ``placement`` gives the writes FDP
+    placement IDs on a drive with ``[fdp]`` (NBD writes carry no directive): a workload's
+    ``fdp`` table, e.g. ``{"select": "scheme", "scheme": [[0, 1 << 30, 1]]}`` (fio's
+    ``dp_scheme``: by offset) or ``{"plids": [0, 1], "select": "random"}``.
     """
     kind, text, origin = api._device_args(device)
     if socket is not None and port is not None:
@@ -109,6 +113,7 @@ def serve(
         max_clients=max_clients,
         client_timeout_s=client_timeout_s,
         realtime=realtime,
+        placement=None if placement is None else json.dumps(placement),
     )
     return json.loads(out)
 
@@ -142,6 +147,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"--client-timeout: {args.client_timeout} is not allowed "
             f"(seconds from 1 to {MAX_CLIENT_TIMEOUT_S}, or 0 for never)"
         )
+    placement = None
+    if args.dp_scheme or args.plids or args.plid_select:
+        from ssdlab.fio.parser import JobFileError
+        from ssdlab.fio.zones import plid_list, read_dp_scheme
+
+        try:
+            if args.dp_scheme:
+                if args.plids or args.plid_select:
+                    raise UsageError("--dp-scheme: not with --plids or --plid_select")
+                placement = {"select": "scheme", "scheme": read_dp_scheme(args.dp_scheme,
+                                                                          "--dp-scheme")}
+            else:
+                placement = {"select": args.plid_select or "roundrobin"}
+                if args.plids:
+                    placement["plids"] = plid_list(args.plids, "--plids", "plids")
+        except JobFileError as e:
+            raise UsageError(str(e)) from e
     if args.stats:
         # Checked before serving, as every output is: a --stats naming a directory was
         # found only on exit, after the whole session (issue 31's second audit).
@@ -164,6 +186,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_clients=args.max_clients,
             client_timeout_s=args.client_timeout,
             realtime=args.realtime,
+            placement=placement,
         )
     except RuntimeError as e:
         print(f"ssdlab: error: {e}", file=sys.stderr)
@@ -256,5 +279,21 @@ def register(sub) -> None:
         help="disconnect a client that leaves its replies unread this many seconds, freeing "
         f"its share of the reply bytes (default {CLIENT_TIMEOUT_S}; 0: never; "
         f"at most {MAX_CLIENT_TIMEOUT_S})",
+    )
+    p.add_argument(
+        "--dp-scheme",
+        metavar="FILE",
+        help="FDP drive: the writes' placement IDs by offset, from fio's dp_scheme file "
+        "(lines start,end,placement_id; NBD writes carry no directive; docs/serve.md)",
+    )
+    p.add_argument(
+        "--plids",
+        help="FDP drive: placement-ID indices the writes use in turn, e.g. 0,2-3 (fio's plids)",
+    )
+    p.add_argument(
+        "--plid_select",
+        "--plid-select",
+        choices=("roundrobin", "random"),
+        help="FDP drive: with --plids, one placement ID per write in turn or at random",
     )
     p.set_defaults(func=cmd_serve)

@@ -542,7 +542,7 @@ impl PySession {
 /// Serve the device over NBD until SIGINT/SIGTERM (GIL released); returns JSON text
 /// `{"serve": lateness and counts, "report": the drive's report}`.
 #[pyfunction]
-#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES, max_clients=ssdlab_serve::DEFAULT_MAX_CLIENTS, client_timeout_s=ssdlab_serve::DEFAULT_CLIENT_TIMEOUT_S, realtime=false))]
+#[pyo3(signature = (device_kind, device_text, device_origin, device_overrides, state, seed, socket=None, port=None, time_scale=1.0, backing=None, late_tolerance_ns=20_000, reply_bytes_per_client=ssdlab_serve::DEFAULT_CLIENT_REPLY_BYTES, reply_bytes_total=ssdlab_serve::DEFAULT_TOTAL_REPLY_BYTES, max_clients=ssdlab_serve::DEFAULT_MAX_CLIENTS, client_timeout_s=ssdlab_serve::DEFAULT_CLIENT_TIMEOUT_S, realtime=false, placement=None))]
 #[allow(clippy::too_many_arguments)]
 fn serve(
     py: Python<'_>,
@@ -562,6 +562,7 @@ fn serve(
     max_clients: u32,
     client_timeout_s: u64,
     realtime: bool,
+    placement: Option<String>,
 ) -> PyResult<String> {
     guard("serve", || {
         use ssdlab_serve::{Listen, ServeError, ServeOptions};
@@ -598,8 +599,13 @@ fn serve(
         };
         let r = py.allow_threads(move || {
             let t0 = Instant::now();
-            let sess = ssdlab_core::AsyncSession::new(dev, run_opts)
+            let mut sess = ssdlab_core::AsyncSession::new(dev, run_opts)
                 .map_err(|e| ServeError::Usage(e.to_string()))?;
+            if let Some(p) = placement {
+                let job: ssdlab_core::config::fdp::FdpJob = serde_json::from_str(&p)
+                    .map_err(|e| ServeError::Usage(format!("placement: {e}")))?;
+                sess.set_placement(&job, seed).map_err(ServeError::Usage)?;
+            }
             let prep_s = t0.elapsed().as_secs_f64();
             let mut v = ssdlab_serve::serve(sess, &opts, &label)?;
             // As `run`'s report: preparation apart, the serving time as the simulation's.

@@ -91,6 +91,23 @@ impl AsyncSession {
         })
     }
 
+    /// Give the session's writes placement IDs (a drive with `[fdp]`): by offset from
+    /// `job.scheme` (fio's `dp_scheme`: NBD writes carry no directive), or in turn or
+    /// at random from `job.plids`, as a workload's `fdp` table does. Err says why not.
+    pub fn set_placement(
+        &mut self,
+        job: &crate::config::fdp::FdpJob,
+        seed: u64,
+    ) -> Result<(), String> {
+        let name = self.ssd.cfg.name.clone();
+        job.validate(self.ssd.cfg.fdp.as_ref(), &name)?;
+        let dev = self.ssd.cfg.fdp.as_ref().expect("validated");
+        self.ssd.jobs[0].placement = Some(Box::new(crate::workload::placement::PidSelect::new(
+            job, dev, seed, 0,
+        )));
+        Ok(())
+    }
+
     pub fn capacity_bytes(&self) -> u64 {
         self.ssd.cfg.capacity_bytes()
     }
