@@ -362,3 +362,20 @@ fn zoned_commands_on_a_drive_that_is_not_zoned_are_refused() {
         "{e}"
     );
 }
+
+/// NVMe's Zoned Namespace Command Set has one zone type (Sequential Write Required):
+/// a drive with conventional zones is refused, saying so.
+#[test]
+fn conventional_zones_are_not_an_nvme_zone_type() {
+    let o = ["zns.zone_size_bytes=\"1MiB\"", "zns.conventional_zones=1"];
+    let e = ssdlab_core::config::load_device(
+        &ssdlab_core::config::DeviceSpec::Preset("tiny-test".into()),
+        &o.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("zns.conventional_zones: 1") && e.contains("Sequential Write Required"),
+        "{e}"
+    );
+}

@@ -33,7 +33,9 @@ pub struct ZnsConfig {
     /// Zones that may be open or closed at once (0: no limit).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_active_zones: u32,
-    /// Conventional zones at the start of the namespace (random writes, no pointer).
+    /// Conventional zones at the start of the namespace (random writes, no pointer):
+    /// the namespace model's (for ZBC-like devices); a drive must have 0, since NVMe's
+    /// Zoned Namespace Command Set defines only sequential-write-required zones.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub conventional_zones: u32,
     /// Zone append size limit (ZASL), bytes (0: no limit below the transfer limit).
