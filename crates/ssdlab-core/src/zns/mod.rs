@@ -86,7 +86,7 @@ pub fn validate_device(dev: &DeviceConfig) -> Result<(), String> {
     }
     if z.conventional_zones > 0 {
         errs.push(format!(
-            "zns.conventional_zones: {} is not allowed on an NVMe zoned drive (allowed: 0; NVMe's Zoned Namespace Command Set has one zone type, Sequential Write Required: conventional zones are SCSI ZBC's and ATA ZAC's, and an NVMe drive offers random writes in another namespace)",
+            "zns.conventional_zones: {} is not allowed on an NVMe zoned drive, whose Zoned Namespace Command Set has one zone type, Sequential Write Required (conventional zones are SCSI ZBC's and ATA ZAC's; an NVMe drive offers random writes in another namespace) (allowed: 0)",
             z.conventional_zones
         ));
     }
