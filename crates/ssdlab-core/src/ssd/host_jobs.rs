@@ -169,8 +169,8 @@ impl Ssd {
     }
 
     /// A replayed zoned command (`trace::TraceCmd`): a Zone Management Send of the
-    /// zone holding the record's offset, a reset of every zone (one command over the
-    /// whole namespace, as Select All), or a Zone Append to the zone holding the
+    /// zone holding the record's offset, a reset of every zone (Select All:
+    /// `zone_reset_all`), or a Zone Append to the zone holding the
     /// offset. On a drive that is not zoned the replay stops with an error naming it.
     fn trace_zoned_cmd(&mut self, job: u32, cmd: crate::trace::TraceCmd, io: Io) {
         use crate::trace::TraceCmd;
@@ -195,17 +195,7 @@ impl Ssd {
                 self.zone_send(job, action, zslba);
             }
             TraceCmd::ResetAll => {
-                let z = self.zoned();
-                let len = z.ns.zone_count() * z.zone_lbas * z.lba_bytes;
-                let all = Io {
-                    kind: crate::workload::OpKind::Trim,
-                    offset: 0,
-                    len,
-                };
-                let c = self.submit_cmd(job, all, super::Origin::Host);
-                self.zoned()
-                    .actions
-                    .insert(c, crate::zns::ZoneAction::Reset);
+                self.zone_reset_all(job);
             }
             TraceCmd::Append => {
                 let mut io = io;

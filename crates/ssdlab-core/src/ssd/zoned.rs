@@ -150,6 +150,9 @@ pub(super) struct ZonedRun {
     pub(super) actions: HashMap<u32, ZoneAction>,
     /// Zone Append commands not yet completed (`zoned_ops.rs`).
     pub(super) appends: std::collections::HashSet<u32>,
+    /// Resets with Select All (`zone_reset_all`) not yet applied: they skip read-only
+    /// and offline zones, as NVMe's Select All does.
+    pub(super) select_all: std::collections::HashSet<u32>,
     resets: HashMap<u32, ResetRun>,
     next_reset: u32,
     /// Commands completing with a zoned error status (taken when the host sees them).
@@ -223,6 +226,7 @@ impl ZonedRun {
             writes: HashMap::new(),
             actions: HashMap::new(),
             appends: Default::default(),
+            select_all: Default::default(),
             resets: HashMap::new(),
             next_reset: 0,
             failed: HashMap::new(),
@@ -548,9 +552,18 @@ impl Ssd {
         }
         let id = z.next_reset;
         z.next_reset = z.next_reset.wrapping_add(1);
+        let all = z.select_all.remove(&cmd);
         let mut erases = 0;
         for zone in first..last {
             let start = zone * zl;
+            if all
+                && matches!(
+                    self.zoned().ns.zone(zone).state,
+                    crate::zns::ZoneState::ReadOnly | crate::zns::ZoneState::Offline
+                )
+            {
+                continue; // Select All leaves them as they are
+            }
             match self.zoned_apply(zone, start, action, id, slba) {
                 Ok(n) => erases += n,
                 Err(s) => {

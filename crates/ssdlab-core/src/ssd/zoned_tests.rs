@@ -32,6 +32,8 @@ fn drive(over: &[&str], state: DriveState) -> Ssd {
 enum Op {
     Io(OpKind, u64, u64),
     Zone(ZoneAction, u64),
+    /// A reset with Select All.
+    ResetAll,
 }
 
 fn w(off: u64, len: u64) -> Op {
@@ -49,6 +51,7 @@ fn batch(ssd: &mut Ssd, ops: &[Op]) -> Vec<(Ns, Option<u8>)> {
         .map(|&op| match op {
             Op::Io(kind, offset, len) => ssd.submit_cmd(0, Io { kind, offset, len }, Origin::Host),
             Op::Zone(a, zslba) => ssd.zone_send(0, a, zslba),
+            Op::ResetAll => ssd.zone_reset_all(0),
         })
         .collect();
     let mut done: HashMap<u32, (Ns, Option<u8>)> = HashMap::new();
@@ -142,6 +145,36 @@ fn every_zoned_error_reaches_the_host() {
     assert_eq!(st.errors["0xbc"], 1);
     assert_eq!(st.errors["0xbb"], 2);
     assert_eq!(oracle(&ssd)[1], 0);
+}
+
+/// A reset with Select All (a trace's `ZRA`) resets every zone holding data and leaves
+/// read-only and offline zones as they are; a reset of those same zones by a trim over
+/// the namespace fails on the read-only one.
+#[test]
+fn a_reset_of_all_zones_skips_read_only_and_offline_ones() {
+    let mut ssd = drive(&[], DriveState::Fresh);
+    batch(
+        &mut ssd,
+        &[w(0, 64 << 10), w(ZONE, 32 << 10), w(3 * ZONE, 4096)],
+    );
+    ssd.zoned.as_mut().unwrap().ns.set_read_only(5);
+    ssd.zoned.as_mut().unwrap().ns.set_offline(6);
+    let res = batch(&mut ssd, &[Op::ResetAll]);
+    assert_eq!(statuses(&res), [None]);
+    for z in [0, 1, 3] {
+        assert_eq!(state(&ssd, z), ZoneState::Empty, "zone {z}");
+    }
+    assert_eq!(state(&ssd, 5), ZoneState::ReadOnly);
+    assert_eq!(state(&ssd, 6), ZoneState::Offline);
+    let zones = ssd.zoned.as_ref().unwrap().ns.zone_count();
+    let res = batch(&mut ssd, &[Op::Io(OpKind::Trim, 0, zones * ZONE)]);
+    assert_ne!(
+        statuses(&res),
+        [None],
+        "a plain reset of a read-only zone fails"
+    );
+    let [_, bad] = oracle(&ssd);
+    assert_eq!(bad, 0);
 }
 
 #[test]

@@ -178,4 +178,22 @@ impl Ssd {
         self.zoned().actions.insert(cmd, action);
         cmd
     }
+
+    /// A Zone Management Send with Select All, reset: one command over the whole
+    /// namespace that resets every zone but the read-only and offline ones.
+    pub(super) fn zone_reset_all(&mut self, job: u32) -> u32 {
+        use crate::workload::Io;
+        let z = self.zoned();
+        let len = z.ns.zone_count() * z.zone_lbas * z.lba_bytes;
+        let io = Io {
+            kind: OpKind::Trim,
+            offset: 0,
+            len,
+        };
+        let cmd = self.submit_cmd(job, io, super::Origin::Host);
+        let z = self.zoned();
+        z.actions.insert(cmd, ZoneAction::Reset);
+        z.select_all.insert(cmd);
+        cmd
+    }
 }
