@@ -110,15 +110,25 @@ impl EventQueue {
         Self::default()
     }
 
+    /// Insert `e`. `newest`: its sequence number is the largest yet (`schedule`), so
+    /// every pending event due at its time or earlier goes before it, and the sorted
+    /// array's scan compares times alone.
     #[inline]
-    fn push(&mut self, e: Entry) {
+    fn push(&mut self, e: Entry, newest: bool) {
         match &mut self.pending {
             Pending::Sorted(v) if v.len() < SORTED_MAX => {
                 // From the earliest end: most new events are due before most pending
                 // ones, so the scan and the move are both short.
                 let mut i = v.len();
-                while i > 0 && v[i - 1].key < e.key {
-                    i -= 1;
+                if newest {
+                    let t = (e.key >> 64) as u64;
+                    while i > 0 && (v[i - 1].key >> 64) as u64 <= t {
+                        i -= 1;
+                    }
+                } else {
+                    while i > 0 && v[i - 1].key < e.key {
+                        i -= 1;
+                    }
                 }
                 v.insert(i, e);
             }
@@ -160,10 +170,13 @@ impl EventQueue {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
         self.seq += 1;
-        self.push(Entry {
-            key: ((at as u128) << 64) | self.seq as u128,
-            ev,
-        });
+        self.push(
+            Entry {
+                key: ((at as u128) << 64) | self.seq as u128,
+                ev,
+            },
+            true,
+        );
     }
 
     /// Take the next sequence number without scheduling: the event is scheduled later
@@ -180,10 +193,13 @@ impl EventQueue {
     pub fn schedule_seq(&mut self, at: Ns, seq: u64, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.push(Entry {
-            key: ((at as u128) << 64) | seq as u128,
-            ev,
-        });
+        self.push(
+            Entry {
+                key: ((at as u128) << 64) | seq as u128,
+                ev,
+            },
+            false,
+        );
     }
 
     /// Time of the earliest pending event.
