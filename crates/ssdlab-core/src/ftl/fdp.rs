@@ -388,12 +388,7 @@ impl Ftl {
             *g += 1;
             *b = 0;
         }
-        let handles = f.cfg.handles;
-        let (rg, h) = if slot == NO_PID {
-            (0, 0)
-        } else {
-            (slot / handles, slot % handles)
-        };
+        let (rg, h) = (slot / f.cfg.handles, slot % f.cfg.handles);
         let dies: Vec<u32> = if h == 0 && f.cfg.reclaim_groups == 1 {
             (0..self.geo.dies).collect() // handle 0: the conventional host stream
         } else {
@@ -411,14 +406,7 @@ impl Ftl {
                 continue; // an empty reclaim unit already
             }
             if !fr.next.is_multiple_of(upg) {
-                let mut units = 0;
-                loop {
-                    units += 1;
-                    if let (_, Some(s)) = self.alloc(die, stream) {
-                        pads.push((units, s));
-                        break;
-                    }
-                }
+                pads.push(self.pad_to_stripe(|f| f.alloc(die, stream).1));
                 if stream == Stream::Host && self.host_cursor == die {
                     self.host_cursor = (die + 1) % self.geo.dies;
                 }

@@ -681,31 +681,36 @@ impl Ftl {
             .sum()
     }
 
+    /// Allocate unmapped units with `alloc` until it completes a stripe: the pad units
+    /// and the stripe now ready to program.
+    fn pad_to_stripe(
+        &mut self,
+        alloc: impl Fn(&mut Ftl) -> Option<FullStripe>,
+    ) -> (u64, FullStripe) {
+        let mut units = 1;
+        loop {
+            if let Some(s) = alloc(self) {
+                return (units, s);
+            }
+            units += 1;
+        }
+    }
+
     /// Pad the die's open host frontiers (native and SLC) with unmapped units up to
     /// their next program boundary, as a flush does: returns, per frontier, the pad
     /// units allocated and the stripe that is now ready to program.
     pub fn pad_host_frontiers(&mut self, die: u32) -> Vec<(u64, FullStripe)> {
-        // Allocate unmapped units until the frontier completes a stripe.
-        fn pad(f: &mut Ftl, alloc: impl Fn(&mut Ftl) -> Option<FullStripe>) -> (u64, FullStripe) {
-            let mut units = 1;
-            loop {
-                if let Some(s) = alloc(f) {
-                    return (units, s);
-                }
-                units += 1;
-            }
-        }
         let mut out = Vec::new();
         let handles = (1..self.dies[die as usize].ruh.len() as u16 + 1).map(Stream::Ruh);
         for stream in [Stream::Host, Stream::Map].into_iter().chain(handles) {
             let f = self.dies[die as usize].frontier(stream);
             if f.block != NO_BLOCK && !f.next.is_multiple_of(self.geo.units_per_program) {
-                out.push(pad(self, |f| f.alloc(die, stream).1));
+                out.push(self.pad_to_stripe(|f| f.alloc(die, stream).1));
             }
         }
         let d = &self.dies[die as usize];
         if d.slc.block != NO_BLOCK && !d.slc.next.is_multiple_of(self.geo.units_per_stripe) {
-            out.push(pad(self, |f| f.alloc_slc(die).1));
+            out.push(self.pad_to_stripe(|f| f.alloc_slc(die).1));
         }
         if !out.is_empty() && self.host_cursor == die {
             self.host_cursor = (die + 1) % self.geo.dies;

@@ -58,10 +58,7 @@ impl Ssd {
             .iter()
             .flat_map(|w| w.fdp_ops.iter().map(|o| o.at.ns()))
             .collect();
-        for (i, at) in ats.into_iter().enumerate() {
-            let at = at.max(self.now());
-            self.q.schedule(at, Event::FdpOp { idx: i as u32 });
-        }
+        self.schedule_at_times(ats, |idx| Event::FdpOp { idx });
     }
 
     /// I/O Management Send `idx` of the run's `fdp_ops` is due: submit it.
@@ -75,10 +72,10 @@ impl Ssd {
         else {
             return;
         };
-        let Some(job) = self.jobs.iter().position(|j| !j.done) else {
+        let Some(job) = self.first_running_job() else {
             return; // the run is over
         };
-        self.submit_ruh_update(job as u32, &op.pids);
+        self.submit_ruh_update(job, &op.pids);
     }
 
     /// Submit a Reclaim Unit Handle Update of placement IDs `pids` as a command of

@@ -207,6 +207,21 @@ impl Ssd {
         }
     }
 
+    /// Schedule `event(i)` at the `i`-th of `ats` (ns from the run's start, never before
+    /// now): a workload's commands at set times (`zone_ops`, `fdp_ops`).
+    pub(super) fn schedule_at_times(&mut self, ats: Vec<u64>, event: impl Fn(u32) -> Event) {
+        for (i, at) in ats.into_iter().enumerate() {
+            let at = at.max(self.now());
+            self.q.schedule(at, event(i as u32));
+        }
+    }
+
+    /// The job a command due at a set time goes out as: the first not yet done (None:
+    /// the run is over).
+    pub(super) fn first_running_job(&self) -> Option<u32> {
+        self.jobs.iter().position(|j| !j.done).map(|j| j as u32)
+    }
+
     /// Start the jobs of group `idx` now; returns how many there are.
     pub(super) fn start_group(&mut self, idx: usize) -> usize {
         let now = self.now();

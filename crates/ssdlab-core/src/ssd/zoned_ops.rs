@@ -37,10 +37,7 @@ impl Ssd {
             .iter()
             .flat_map(|w| w.zone_ops.iter().map(|o| o.at.ns()))
             .collect();
-        for (i, at) in ats.into_iter().enumerate() {
-            let at = at.max(self.now());
-            self.q.schedule(at, Event::ZoneOp { idx: i as u32 });
-        }
+        self.schedule_at_times(ats, |idx| Event::ZoneOp { idx });
     }
 
     /// Zone Management Send `idx` of the run's `zone_ops` is due: submit it.
@@ -54,7 +51,7 @@ impl Ssd {
         else {
             return;
         };
-        let Some(job) = self.jobs.iter().position(|j| !j.done) else {
+        let Some(job) = self.first_running_job() else {
             return; // the run is over
         };
         let action = match op.action {
@@ -74,7 +71,7 @@ impl Ssd {
             (ZoneAction::FlushZrwa, Some(upto)) => upto.bytes() - lba_bytes,
             _ => 0,
         };
-        self.zone_send(job as u32, action, op.zone * zone_bytes + at);
+        self.zone_send(job, action, op.zone * zone_bytes + at);
     }
 
     /// The start (bytes) of the zone holding `offset`: a Zone Append's ZSLBA.

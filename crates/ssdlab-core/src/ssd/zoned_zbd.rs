@@ -167,33 +167,29 @@ impl Ssd {
     /// host job `job`'s command; returns the command. Management commands are not
     /// I/O: they are left out of the job's statistics.
     pub(super) fn zone_send(&mut self, job: u32, action: ZoneAction, zslba: u64) -> u32 {
-        use crate::workload::Io;
         let len = self.zoned().zone_lbas * self.zoned().lba_bytes;
-        let io = Io {
-            kind: OpKind::Trim,
-            offset: zslba,
-            len,
-        };
-        let cmd = self.submit_cmd(job, io, super::Origin::Host);
-        self.zoned().actions.insert(cmd, action);
-        cmd
+        self.zone_cmd(job, action, zslba, len)
     }
 
     /// A Zone Management Send with Select All, reset: one command over the whole
     /// namespace that resets every zone but the read-only and offline ones.
     pub(super) fn zone_reset_all(&mut self, job: u32) -> u32 {
-        use crate::workload::Io;
         let z = self.zoned();
         let len = z.ns.zone_count() * z.zone_lbas * z.lba_bytes;
-        let io = Io {
+        let cmd = self.zone_cmd(job, ZoneAction::Reset, 0, len);
+        self.zoned().select_all.insert(cmd);
+        cmd
+    }
+
+    /// A Zone Management Send `action` over `len` bytes from `offset` (whole zones).
+    fn zone_cmd(&mut self, job: u32, action: ZoneAction, offset: u64, len: u64) -> u32 {
+        let io = crate::workload::Io {
             kind: OpKind::Trim,
-            offset: 0,
+            offset,
             len,
         };
         let cmd = self.submit_cmd(job, io, super::Origin::Host);
-        let z = self.zoned();
-        z.actions.insert(cmd, ZoneAction::Reset);
-        z.select_all.insert(cmd);
+        self.zoned().actions.insert(cmd, action);
         cmd
     }
 }

@@ -96,6 +96,25 @@ pub enum TraceCmd {
     RuhUpdate,
 }
 
+/// ssdlab's csv op column: the request's kind and the command it is, if any (None:
+/// not an op the format has).
+fn csv_op(op: &str) -> Option<(OpKind, Option<TraceCmd>)> {
+    use crate::zns::ZoneAction;
+    let send = |a| (OpKind::Trim, Some(TraceCmd::Send(a)));
+    Some(match op {
+        "R" | "r" | "read" => (OpKind::Read, None),
+        "W" | "w" | "write" => (OpKind::Write, None),
+        "T" | "t" | "trim" => (OpKind::Trim, None),
+        "ZR" | "zr" | "zone_reset" => send(ZoneAction::Reset),
+        "ZF" | "zf" | "zone_finish" => send(ZoneAction::Finish),
+        "ZO" | "zo" | "zone_open" => send(ZoneAction::Open),
+        "ZC" | "zc" | "zone_close" => send(ZoneAction::Close),
+        "ZA" | "za" | "zone_append" => (OpKind::Write, Some(TraceCmd::Append)),
+        "RU" | "ru" | "ruh_update" => (OpKind::Trim, Some(TraceCmd::RuhUpdate)),
+        _ => return None,
+    })
+}
+
 /// A blkparse RWBS field as Linux's `blk_fill_rwbs` writes it: an optional `F`
 /// (preflush), the operation (`R`, `W`, `D` discard, `DE` secure erase, `WZ` write
 /// zeroes, `N` none, `F` flush; since Linux 6.17 the zoned operations `ZA` append,
@@ -637,7 +656,8 @@ impl TraceReader {
                 if f.len() != 4 && f.len() != 5 {
                     return Err(bad(p, n, l, exp));
                 }
-                // A placement ID (FDP's DSPEC, 0-65535) belongs to a write.
+                let op = csv_op(f[1].trim());
+                // A placement ID (FDP's DSPEC, 0-65535) belongs to a write (W, ZA) or RU.
                 let placement = match f.get(4).map(|v| v.trim()).filter(|v| !v.is_empty()) {
                     None => None,
                     Some(v) => {
@@ -650,15 +670,8 @@ impl TraceReader {
                             )
                         })?;
                         if !matches!(
-                            f[1].trim(),
-                            "W" | "w"
-                                | "write"
-                                | "ZA"
-                                | "za"
-                                | "zone_append"
-                                | "RU"
-                                | "ru"
-                                | "ruh_update"
+                            op,
+                            Some((OpKind::Write, _) | (_, Some(TraceCmd::RuhUpdate)))
                         ) {
                             return Err(bad(
                                 p,
@@ -670,22 +683,10 @@ impl TraceReader {
                         Some(pid as u32)
                     }
                 };
-                use crate::zns::ZoneAction;
-                let (kind, zone) = match f[1].trim() {
-                    "R" | "r" | "read" => (OpKind::Read, None),
-                    "W" | "w" | "write" => (OpKind::Write, None),
-                    "T" | "t" | "trim" => (OpKind::Trim, None),
-                    "ZR" | "zr" | "zone_reset" => (OpKind::Trim, Some(ZoneAction::Reset)),
-                    "ZF" | "zf" | "zone_finish" => (OpKind::Trim, Some(ZoneAction::Finish)),
-                    "ZO" | "zo" | "zone_open" => (OpKind::Trim, Some(ZoneAction::Open)),
-                    "ZC" | "zc" | "zone_close" => (OpKind::Trim, Some(ZoneAction::Close)),
-                    "ZA" | "za" | "zone_append" => (OpKind::Write, None),
-                    "RU" | "ru" | "ruh_update" => (OpKind::Trim, None),
-                    _ => return Err(bad(p, n, l, exp)),
+                let Some((kind, cmd)) = op else {
+                    return Err(bad(p, n, l, exp));
                 };
-                let append = matches!(f[1].trim(), "ZA" | "za" | "zone_append");
-                let ruh_update = matches!(f[1].trim(), "RU" | "ru" | "ruh_update");
-                if ruh_update && placement.is_none() {
+                if cmd == Some(TraceCmd::RuhUpdate) && placement.is_none() {
                     return Err(bad(
                         p,
                         n,
@@ -695,13 +696,7 @@ impl TraceReader {
                 }
                 let mut r = rec(num(f[0], exp)?, kind, num(f[2], exp)?, num(f[3], exp)?)?;
                 if let Some(r) = r.as_mut() {
-                    r.cmd = if append {
-                        Some(TraceCmd::Append)
-                    } else if ruh_update {
-                        Some(TraceCmd::RuhUpdate)
-                    } else {
-                        zone.map(TraceCmd::Send)
-                    };
+                    r.cmd = cmd;
                     r.placement = placement;
                 }
                 Ok(r)

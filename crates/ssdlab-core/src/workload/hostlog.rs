@@ -495,16 +495,13 @@ mod tests {
         assert_eq!(one.c.gc_reads, one.c.gc_writes);
     }
 
-    #[test]
-    fn one_job_runs_a_collection_and_the_others_wait() {
-        // 8 zones of 8 extents, one stream: 4 cold extents, then 20 hot ones
-        // rewritten out of order until a collection has valid data to move.
-        let mut log = HostLog::new(4096, 65536, 32768, 8, 24 * 4096, two(1), 1, 2).unwrap();
+    /// Job 0 writes 4 cold extents, then 20 hot ones rewritten out of order, until the
+    /// store starts a collection with data to move: its first command.
+    fn write_until_a_collection(log: &mut HostLog) -> HostCmd {
         for e in 0..4u64 {
             assert!(log.gc_step(0).is_none());
             log.write(0, e * 4096);
         }
-        let mut first = None;
         for k in 0..10_000u64 {
             match log.gc_step(0) {
                 None => {
@@ -512,13 +509,18 @@ mod tests {
                     log.write(0, (4 + k * 7 % 20) * 4096);
                 }
                 Some(HostCmd::Reset { zone }) => log.reset_done(zone),
-                Some(cmd) => {
-                    first = Some(cmd);
-                    break;
-                }
+                Some(cmd) => return cmd,
             }
         }
-        let first = first.expect("a collection with data to move");
+        panic!("no collection with data to move");
+    }
+
+    #[test]
+    fn one_job_runs_a_collection_and_the_others_wait() {
+        // 8 zones of 8 extents, one stream: 4 cold extents, then 20 hot ones
+        // rewritten out of order until a collection has valid data to move.
+        let mut log = HostLog::new(4096, 65536, 32768, 8, 24 * 4096, two(1), 1, 2).unwrap();
+        let first = write_until_a_collection(&mut log);
         assert!(matches!(first, HostCmd::GcRead { .. }), "{first:?}");
         // Job 0 owns the collection; job 1's writes wait for it.
         assert_eq!(log.gc_step(1), Some(HostCmd::Wait));
@@ -563,25 +565,8 @@ mod tests {
             .with_background(4)
             .unwrap();
         assert_eq!(log.bg_free_zones(), 4);
-        for e in 0..4u64 {
-            assert!(log.gc_step(0).is_none());
-            log.write(0, e * 4096);
-        }
         let empty = |l: &HostLog| l.free.len() as u32 + l.resetting;
-        let mut first = None;
-        for k in 0..10_000u64 {
-            match log.gc_step(0) {
-                None => {
-                    assert!(log.can_place(0));
-                    log.write(0, (4 + k * 7 % 20) * 4096);
-                }
-                Some(HostCmd::Reset { zone }) => log.reset_done(zone),
-                Some(cmd) => {
-                    first = Some(cmd);
-                    break;
-                }
-            }
-        }
+        let first = Some(write_until_a_collection(&mut log));
         assert!(matches!(first, Some(HostCmd::GcRead { .. })), "{first:?}");
         // Started with 2 or 3 empty zones: in the background.
         assert!((2..4).contains(&empty(&log)), "{}", empty(&log));
