@@ -362,13 +362,14 @@ impl System {
         self.threads = threads;
     }
 
-    /// The single-threaded loop, from wherever the drives are (their jobs begun).
+    /// The single-threaded loop, from wherever the drives are (their jobs begun): the
+    /// drive with the earliest next event, ties to the lower index, handles it.
     fn run_serial(&mut self, progress: &mut dyn FnMut(f64) -> bool) {
         let mut ready = BinaryHeap::new();
         for (i, d) in self.drives.iter_mut().enumerate() {
             if let Some(ssd) = &mut d.ssd {
                 if d.active > 0 {
-                    ready.push(Reverse((ssd.next_event_ns(), i)));
+                    ready.push(Reverse(drive_key(ssd.next_event_ns(), i)));
                 }
             }
         }
@@ -378,7 +379,7 @@ impl System {
             let Some(mut top) = ready.peek_mut() else {
                 break;
             };
-            let i = top.0 .1;
+            let i = top.0 as u32 as usize;
             let d = &mut self.drives[i];
             let Some(ssd) = &mut d.ssd else {
                 PeekMut::pop(top);
@@ -387,7 +388,7 @@ impl System {
             ssd.step(&mut d.active);
             if d.active > 0 {
                 // Re-key the drive in place: one sift down, none when it stays first.
-                top.0 .0 = ssd.next_event_ns();
+                top.0 = drive_key(ssd.next_event_ns(), i);
                 drop(top);
             } else {
                 PeekMut::pop(top);
@@ -565,6 +566,12 @@ pub fn run_system(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<crate::Report, ConfigError> {
     run_system_reusing(cfg, jobs, opts, false, progress)
+}
+
+/// A drive's place in the single-threaded loop's order as one integer (one compare
+/// per heap step): its next event's time, then its index (below 2^32).
+fn drive_key(next_ns: Ns, i: usize) -> u128 {
+    ((next_ns as u128) << 64) | i as u128
 }
 
 /// `run_system` with the loop on `threads` threads (0: one per available core; at

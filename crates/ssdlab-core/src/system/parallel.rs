@@ -313,7 +313,7 @@ pub(super) fn run(
             let shared = &shared;
             scope.spawn(move || shared.worker(t));
         }
-        let mut order: Vec<(Ns, u32, u32)> = Vec::new();
+        let mut order: Vec<u128> = Vec::new();
         let mut frontier = resolve(&shared.slots, fabric, lookahead, &mut order);
         let mut number = 0u64;
         // Until every drive is done (None).
@@ -353,6 +353,13 @@ pub(super) fn run(
     outcome
 }
 
+/// A recorded fabric call's place in the single-threaded loop's order as one integer:
+/// its event's time, then its drive's slot `g`, then its index `k` among that drive's
+/// calls (one integer compare sorts them; time is below 2^64 ns, `g` and `k` below 2^32).
+fn call_key(event_ns: Ns, g: usize, k: usize) -> u128 {
+    ((event_ns as u128) << 64) | ((g as u128) << 32) | k as u128
+}
+
 /// Where the drives stand between windows.
 struct Frontier {
     /// No drive will make a fabric call or handle an event before this (None: every
@@ -372,7 +379,7 @@ fn resolve(
     slots: &[Mutex<Slot>],
     fabric: Option<&Mutex<Fabric>>,
     lookahead: Ns,
-    order: &mut Vec<(Ns, u32, u32)>,
+    order: &mut Vec<u128>,
 ) -> Frontier {
     let mut guards: Vec<MutexGuard<Slot>> = slots.iter().map(lock).collect();
     let mut at: Option<Ns> = None;
@@ -398,13 +405,14 @@ fn resolve(
                 if c.event_ns >= before && before != Ns::MAX {
                     break;
                 }
-                order.push((c.event_ns, g as u32, k as u32));
+                order.push(call_key(c.event_ns, g, k));
             }
         }
         // Slots are in drive order, so (time, slot, k) is the loop's order.
         order.sort_unstable();
         let mut f = fabric.lock().unwrap_or_else(|e| e.into_inner());
-        for &(_, g, k) in order.iter() {
+        for &key in order.iter() {
+            let (g, k) = (key as u64 >> 32, key as u32);
             let s = &mut guards[g as usize];
             let path = s.ssd.remote_path().expect("a remote drive");
             let c = &mut s.ssd.pending_fabric_calls()[k as usize];
@@ -422,7 +430,13 @@ fn resolve(
                 .iter()
                 .take_while(|c| c.event_ns < before || before == Ns::MAX)
                 .count();
-            debug_assert!(order.iter().filter(|o| o.1 == g as u32).count() == n);
+            debug_assert!(
+                order
+                    .iter()
+                    .filter(|&&o| o as u64 >> 32 == g as u64)
+                    .count()
+                    == n
+            );
             s.ssd.fabric_calls_resolved(n);
         }
     }
