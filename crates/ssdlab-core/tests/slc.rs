@@ -519,3 +519,36 @@ fn a_folded_slc_block_is_erased_while_the_host_keeps_writing() {
     // The erased blocks take host writes again.
     assert!(f(&slc["host_units_to_slc"]) > SLC_UNITS, "{slc}");
 }
+
+/// The host is idle during a job's start delay, so a drive that folds when idle empties
+/// its SLC area before the job starts (a sustain drive given time to recover), and the
+/// writes that follow land in SLC; without the delay they go straight to native blocks.
+#[test]
+fn a_start_delay_is_idle_time_in_which_the_slc_area_folds() {
+    let d = slc_dev(&[]);
+    let wl = |delay: &str| {
+        format!(
+            r#"{{"rw":"write","bs":"4k","iodepth":8,"number_ios":96,"offset":"4MiB","startdelay":"{delay}"}}"#
+        )
+    };
+    let now = simulate(&d, &wl("0s"), DriveState::Sustain, 1, true);
+    let later = simulate(&d, &wl("50ms"), DriveState::Sustain, 1, true);
+    let s = |r: &serde_json::Value, k: &str| f(&r["device"]["slc"][k]);
+    assert_eq!(
+        s(&now, "host_units_to_slc"),
+        0.0,
+        "{}",
+        now["device"]["slc"]
+    );
+    assert_eq!(s(&now, "folds"), 0.0);
+    assert_eq!(
+        s(&later, "units_folded"),
+        SLC_UNITS,
+        "{}",
+        later["device"]["slc"]
+    );
+    assert_eq!(s(&later, "host_units_to_slc"), 96.0);
+    // The delay is not part of the job's runtime (as in fio).
+    let runtime = |r: &serde_json::Value| f(&r["jobs"][0]["job_runtime"]);
+    assert!(runtime(&later) < 50.0, "{} ms", runtime(&later));
+}

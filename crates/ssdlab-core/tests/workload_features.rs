@@ -310,3 +310,30 @@ fn fsync_flushes_after_every_n_writes_and_waits_for_the_programs() {
     assert_eq!(log.len(), 41);
     assert_eq!(log[40][1], 3, "the last command is the flush");
 }
+
+/// fio starts a delayed job only when its `startdelay` has passed: its runtime, its ramp
+/// and its IOPS count from then. On a drive with nothing to do in the meantime (no SLC,
+/// no background GC) the delayed job measures what the same job measures at once.
+#[test]
+fn a_start_delay_is_not_part_of_the_runtime_or_the_ramp() {
+    let d = device("tiny-test", &[]);
+    let run = |delay: &str| {
+        common::simulate(
+            &d,
+            &format!(
+                r#"{{"rw":"randwrite","bs":"4k","iodepth":8,"runtime":"20ms","ramp_time":"5ms","startdelay":"{delay}"}}"#
+            ),
+            DriveState::Fresh,
+            1,
+            false,
+        )
+    };
+    let (now, later) = (run("0s"), run("30ms"));
+    let ms = |r: &serde_json::Value| f(&r["jobs"][0]["job_runtime"]);
+    // 20 ms less the 5 ms ramp, and the last I/Os completing.
+    assert!((15.0..=16.0).contains(&ms(&now)), "{} ms", ms(&now));
+    assert_eq!(ms(&later), ms(&now));
+    assert_eq!(f(&later["write"]["iops"]), f(&now["write"]["iops"]));
+    assert_eq!(later["write"]["total_ios"], now["write"]["total_ios"]);
+    assert!(f(&later["sim_time_ns"]) >= f(&now["sim_time_ns"]) + 30e6);
+}

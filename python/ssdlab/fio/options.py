@@ -180,7 +180,9 @@ SIMULATED: dict[str, str] = {
     "timeout": "as runtime",
     "time_based": "run for runtime, however much I/O that takes",
     "ramp_time": "warm-up excluded from the statistics",
-    "startdelay": "the job starts this long after its group",
+    "startdelay": "the job starts this long after its group; its runtime and ramp count from "
+    "then (as fio), and the host is idle until the first job starts (a drive that folds or "
+    "collects when idle does so)",
     "loops": "repeats the I/O amount",
     "random_distribution": "random, zipf, pareto, normal, zoned",
     "percentage_random": "share of random offsets",

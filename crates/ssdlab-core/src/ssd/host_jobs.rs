@@ -233,21 +233,38 @@ impl Ssd {
             if job.group != g {
                 continue;
             }
-            job.start_ns = now;
-            job.measure_from = now + job.ramp_ns;
+            // A delayed job's runtime and ramp count from its own start, as fio's.
+            job.start_ns = now.saturating_add(job.gen.startdelay_ns());
+            job.measure_from = job.start_ns.saturating_add(job.ramp_ns);
             job.gen.start_at(now);
             job.wake_at = now;
             self.q.schedule(now, Event::HostSubmit { job: j as u32 });
             n += 1;
         }
-        // The device's measured window: from the end of the group's (shortest) ramp.
+        // The device's measured window: from the end of the group's first ramp (a job's
+        // start delay and then its ramp).
         let ramp = self
             .jobs
             .iter()
             .filter(|j| j.group == g)
-            .map(|j| j.ramp_ns)
+            .map(|j| j.measure_from - now)
             .min()
             .unwrap_or(0);
+        // Every job starts late: the host is idle from now, and the drive may do its
+        // background work (folding, GC) once its idle time has passed, as after a run
+        // of I/O (`complete`).
+        let first_start = self
+            .jobs
+            .iter()
+            .filter(|j| j.group == g)
+            .map(|j| j.start_ns)
+            .min()
+            .unwrap_or(now);
+        if first_start > now && self.host_inflight == 0 && self.has_background_work() {
+            self.idle_gen = self.idle_gen.wrapping_add(1);
+            let at = now + self.cfg.ftl.idle_time.ns();
+            self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
+        }
         self.settle_start_group(idx);
         if ramp > 0 {
             self.window.close(&self.ftl.stats);
@@ -322,7 +339,7 @@ impl Ssd {
             } else {
                 let by_time = w
                     .runtime
-                    .map(|r| (now - j.start_ns) as f64 / r.ns() as f64)
+                    .map(|r| now.saturating_sub(j.start_ns) as f64 / r.ns() as f64)
                     .unwrap_or(0.0);
                 let by_ios = w
                     .number_ios
@@ -437,7 +454,9 @@ impl Ssd {
         let now = self.now();
         let j = &mut self.jobs[job as usize];
         let w = &self.job_cfgs[j.cfg as usize];
-        let over = w.runtime.is_some_and(|r| now - j.start_ns >= r.ns());
+        let over = w
+            .runtime
+            .is_some_and(|r| now.saturating_sub(j.start_ns) >= r.ns());
         let rb = &mut j.readback;
         if rb.next.is_none() {
             if j.inflight > 0 {
@@ -553,9 +572,7 @@ impl Ssd {
         if self.host_inflight == 0 {
             self.host_busy_ns += now - self.host_busy_since;
         }
-        let background = (self.ftl.slc_active() && self.cfg.slc.fold_when_idle)
-            || self.cfg.ftl.background_gc_blocks > 0;
-        if self.host_inflight == 0 && background {
+        if self.host_inflight == 0 && self.has_background_work() {
             self.idle_gen = self.idle_gen.wrapping_add(1);
             let at = self.q.now() + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
@@ -607,6 +624,13 @@ impl Ssd {
     }
 
     /// The host has had nothing outstanding for the idle time: background work.
+    /// Does the drive work in the background when the host is idle (folding its SLC
+    /// area, background GC)?
+    fn has_background_work(&self) -> bool {
+        (self.ftl.slc_active() && self.cfg.slc.fold_when_idle)
+            || self.cfg.ftl.background_gc_blocks > 0
+    }
+
     pub(super) fn host_went_idle(&mut self, gen: u32) {
         if gen != self.idle_gen || self.host_inflight > 0 {
             return;
