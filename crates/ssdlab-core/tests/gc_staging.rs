@@ -360,3 +360,30 @@ fn a_translation_stripe_completed_by_gc_returns_the_room_of_its_map_writes() {
     // as a stall.
     aged_write_back_16_threads_run_to_the_end(2);
 }
+
+#[test]
+fn idle_folds_run_on_many_dies_at_once() {
+    // seed000-hmb-1tb in sustain (its SLC area full) and a host idle for 1 s (a start
+    // delay): the drive folds in the background. A fold started in idle time has
+    // no pace; released all at once, the first die's fold used to reserve stripe after
+    // stripe until the 768 KiB buffer was its own, and the dies folded one after the
+    // other at one die's TLC program rate: 4 planes x 16 KiB per 450 us = 146 MB/s
+    // (207 MB/s measured over this second). Each fold now takes one stripe's room a
+    // turn, so a dozen dies fold at once (1,342 MB/s). Without the mechanism this fails.
+    let d = common::device("seed000-hmb-1tb", &[]);
+    assert_eq!((d.nand.planes_per_die, d.nand.page_size.bytes()), (4, 16 * 1024));
+    let one_die_bytes_per_s = 4.0 * 16384.0 / 450e-6;
+    let r = common::simulate(
+        &d,
+        r#"{"rw":"write","bs":"4k","iodepth":1,"number_ios":1,"startdelay":"1s"}"#,
+        DriveState::Sustain,
+        1,
+        false,
+    );
+    let folded = common::f(&r["device"]["slc"]["bytes_folded"]);
+    assert!(
+        folded / 1.0 > 4.0 * one_die_bytes_per_s,
+        "{:.0} MB/s folded",
+        folded / 1.0 / 1e6
+    );
+}

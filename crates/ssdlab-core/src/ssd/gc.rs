@@ -148,12 +148,27 @@ impl Ssd {
             let mut p = g.next;
             let mut no_room = false;
             let mut row_started = false;
+            // A collection without a pace (an SLC block folded in idle time) released
+            // all at once would reserve stripe after stripe until the buffer is its
+            // own, and the other dies would fold one after the other: it takes one
+            // stripe's room a turn, and more when its die is idle again (as the other
+            // dies, served in turn).
+            let one_stripe = staged && all && !g.is_paced() && free > urgent;
+            let mut reserved_new = false;
+            let mut turn_over = false;
             while p < g.end {
                 if row_started && !all && p.is_multiple_of(ups) {
                     break; // the row is released
                 }
                 let valid = self.valid_units_of_page(base + p);
                 if staged && valid > 0 {
+                    if one_stripe && !self.gather.has_room_for(die, valid) {
+                        if reserved_new {
+                            turn_over = true;
+                            break;
+                        }
+                        reserved_new = true;
+                    }
                     // An idle die's reads ahead use the room it holds, never new room:
                     // its time is free, the buffer it would take from the host is not.
                     let ahead = release == Release::Ahead;
@@ -175,7 +190,7 @@ impl Ssd {
                 }
             }
             self.dq[d].gc.advance_to(p);
-            if no_room {
+            if no_room || turn_over {
                 break;
             }
         }

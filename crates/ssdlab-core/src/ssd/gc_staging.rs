@@ -128,6 +128,12 @@ impl Gather {
 
     /// Does the die hold reserved room not yet given to a read?
     #[inline]
+    pub(crate) fn has_room_for(&self, die: u32, units: u32) -> bool {
+        self.dies
+            .get(self.room_of(die))
+            .is_some_and(|g| g.room >= units)
+    }
+
     pub(crate) fn has_room(&self, die: u32) -> bool {
         self.dies.get(self.room_of(die)).is_some_and(|g| g.room > 0)
     }
