@@ -371,7 +371,10 @@ fn idle_folds_run_on_many_dies_at_once() {
     // (207 MB/s measured over this second). Each fold now takes one stripe's room a
     // turn, so a dozen dies fold at once (1,342 MB/s). Without the mechanism this fails.
     let d = common::device("seed000-hmb-1tb", &[]);
-    assert_eq!((d.nand.planes_per_die, d.nand.page_size.bytes()), (4, 16 * 1024));
+    assert_eq!(
+        (d.nand.planes_per_die, d.nand.page_size.bytes()),
+        (4, 16 * 1024)
+    );
     let one_die_bytes_per_s = 4.0 * 16384.0 / 450e-6;
     let r = common::simulate(
         &d,

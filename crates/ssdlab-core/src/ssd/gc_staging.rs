@@ -12,7 +12,10 @@
 //! host overwrote while the read was under way give their room back to the
 //! reservation; a stripe's units are released when its program ends; what is left of
 //! a reservation when the victim is done goes back to the buffer. An idle die reading
-//! ahead of its pace uses only room it holds (its time is free, the buffer is not).
+//! ahead of its pace uses only room it holds (its time is free, the buffer is not). A
+//! collection without a pace (an SLC block folded in host idle time) takes one
+//! stripe's room a turn (`release_gc`), so the dies fold side by side: released at
+//! once, the first die's fold would hold the whole buffer until its victim was read.
 //! Where the moved units go decides how much room GC holds: written on each victim's
 //! own die (`ftl.gc_destination = "victim-die"`), every collecting die fills a
 //! stripe of its own at the pace its own reads allow, so a drive collecting on all
