@@ -129,7 +129,7 @@ impl Gather {
         }
     }
 
-    /// Does the die hold reserved room not yet given to a read?
+    /// Does the die hold reserved room not yet given to a read, `units` of it at least?
     #[inline]
     pub(crate) fn has_room_for(&self, die: u32, units: u32) -> bool {
         self.dies
@@ -137,8 +137,10 @@ impl Gather {
             .is_some_and(|g| g.room >= units)
     }
 
+    /// Does the die hold reserved room not yet given to a read?
+    #[inline]
     pub(crate) fn has_room(&self, die: u32) -> bool {
-        self.dies.get(self.room_of(die)).is_some_and(|g| g.room > 0)
+        self.has_room_for(die, 1)
     }
 
     /// A unit of a read of the die's victim moved into its open GC stripe.

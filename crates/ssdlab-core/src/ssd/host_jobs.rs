@@ -228,6 +228,8 @@ impl Ssd {
         self.host_log_group_starts();
         let g = self.groups[idx];
         let mut n = 0;
+        // The group's first job start, and the first end of a job's delay and ramp.
+        let (mut first_start, mut first_measured) = (Ns::MAX, Ns::MAX);
         for j in 0..self.jobs.len() {
             let job = &mut self.jobs[j];
             if job.group != g {
@@ -236,6 +238,8 @@ impl Ssd {
             // A delayed job's runtime and ramp count from its own start, as fio's.
             job.start_ns = now.saturating_add(job.gen.startdelay_ns());
             job.measure_from = job.start_ns.saturating_add(job.ramp_ns);
+            first_start = first_start.min(job.start_ns);
+            first_measured = first_measured.min(job.measure_from);
             job.gen.start_at(now);
             job.wake_at = now;
             self.q.schedule(now, Event::HostSubmit { job: j as u32 });
@@ -243,24 +247,11 @@ impl Ssd {
         }
         // The device's measured window: from the end of the group's first ramp (a job's
         // start delay and then its ramp).
-        let ramp = self
-            .jobs
-            .iter()
-            .filter(|j| j.group == g)
-            .map(|j| j.measure_from - now)
-            .min()
-            .unwrap_or(0);
+        let ramp = if n == 0 { 0 } else { first_measured - now };
         // Every job starts late: the host is idle from now, and the drive may do its
         // background work (folding, GC) once its idle time has passed, as after a run
         // of I/O (`complete`).
-        let first_start = self
-            .jobs
-            .iter()
-            .filter(|j| j.group == g)
-            .map(|j| j.start_ns)
-            .min()
-            .unwrap_or(now);
-        if first_start > now && self.host_inflight == 0 && self.has_background_work() {
+        if n > 0 && first_start > now && self.host_inflight == 0 && self.has_background_work() {
             self.idle_gen = self.idle_gen.wrapping_add(1);
             let at = now + self.cfg.ftl.idle_time.ns();
             self.q.schedule(at, Event::HostIdle { gen: self.idle_gen });
@@ -623,7 +614,6 @@ impl Ssd {
         }
     }
 
-    /// The host has had nothing outstanding for the idle time: background work.
     /// Does the drive work in the background when the host is idle (folding its SLC
     /// area, background GC)?
     fn has_background_work(&self) -> bool {
@@ -631,6 +621,7 @@ impl Ssd {
             || self.cfg.ftl.background_gc_blocks > 0
     }
 
+    /// The host has had nothing outstanding for the idle time: background work.
     pub(super) fn host_went_idle(&mut self, gen: u32) {
         if gen != self.idle_gen || self.host_inflight > 0 {
             return;
