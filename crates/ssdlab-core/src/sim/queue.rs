@@ -2,8 +2,9 @@
 //! payloads; equal-time events pop in scheduling order. A drive usually has a few
 //! dozen events pending (one or two per command in flight and per busy die), and
 //! there an array kept sorted from the latest to the earliest key (the next event is
-//! the last; an insert is a binary search and a short move) costs far fewer
-//! instructions than a binary heap's sift down to the bottom and back. Past
+//! the last; an insert is a short scan from the earliest end and a short move, or
+//! for an event due after all the others, such as a die's stage end, no scan) costs
+//! far fewer instructions than a binary heap's sift down to the bottom and back. Past
 //! `SORTED_MAX` pending events the queue becomes a binary min-heap (a sorted array
 //! reversed is one already) and back to a sorted array below `SORTED_MIN`. Keys are
 //! unique, so both orders pop the same events in the same order.
@@ -122,8 +123,12 @@ impl EventQueue {
                 let mut i = v.len();
                 if newest {
                     let t = (e.key >> 64) as u64;
-                    while i > 0 && (v[i - 1].key >> 64) as u64 <= t {
-                        i -= 1;
+                    if v.first().is_some_and(|f| (f.key >> 64) as u64 <= t) {
+                        i = 0; // due after every pending event (a die's stage end)
+                    } else {
+                        while i > 0 && (v[i - 1].key >> 64) as u64 <= t {
+                            i -= 1;
+                        }
                     }
                 } else {
                     while i > 0 && v[i - 1].key < e.key {
