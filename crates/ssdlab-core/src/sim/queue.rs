@@ -1,12 +1,13 @@
 //! The event queue: pending events keyed by (time, sequence) with small `Copy`
 //! payloads; equal-time events pop in scheduling order. A drive usually has a few
 //! dozen events pending (one or two per command in flight and per busy die), and
-//! there an array kept sorted from the latest to the earliest key (the next event is
-//! the last; an insert is a short scan from the earliest end and a short move, or
-//! for an event due after all the others, such as a die's stage end, no scan) costs
-//! far fewer instructions than a binary heap's sift down to the bottom and back. Past
-//! `SORTED_MAX` pending events the queue becomes a binary min-heap (a sorted array
-//! reversed is one already) and back to a sorted array below `SORTED_MIN`. Keys are
+//! there an array kept sorted from the earliest to the latest key with free slots on
+//! both sides (the next event is the first; an event due after all the others, such
+//! as a die's stage end, is appended; another is a short scan from the earliest end
+//! and a move of the shorter side) costs far fewer instructions than a binary heap's
+//! sift down to the bottom and back. Past
+//! `SORTED_MAX` pending events the queue becomes a binary min-heap (an ascending array
+//! is one already) and back to a sorted array below `SORTED_MIN`. Keys are
 //! unique, so both orders pop the same events in the same order.
 
 use super::Ns;
@@ -78,8 +79,7 @@ impl Ord for Entry {
 
 /// Pending events: a sorted array while few, a binary heap while many.
 enum Pending {
-    /// Sorted by key from the latest to the earliest: the next event is the last.
-    Sorted(Vec<Entry>),
+    Sorted(Window),
     Heap(BinaryHeap<Entry>),
 }
 
@@ -87,6 +87,116 @@ enum Pending {
 const SORTED_MAX: usize = 64;
 /// Fewer pending events than this (in heap form): a sorted array again.
 const SORTED_MIN: usize = 32;
+/// Slots of the sorted array's buffer: room on both sides of up to `SORTED_MAX` events.
+const WINDOW_SLOTS: usize = 4 * SORTED_MAX;
+
+/// Events sorted from the earliest to the latest key in `buf[head..tail]`, with free
+/// slots on both sides: the next event is at `head`, an event due after all others
+/// goes to `tail` without moving any, and an insert moves the shorter side.
+struct Window {
+    buf: Box<[Entry; WINDOW_SLOTS]>,
+    head: usize,
+    tail: usize,
+}
+
+const BLANK: Entry = Entry {
+    key: 0,
+    ev: Event::FetchKick,
+};
+
+impl Window {
+    fn new() -> Self {
+        Window {
+            buf: Box::new([BLANK; WINDOW_SLOTS]),
+            head: WINDOW_SLOTS / 2,
+            tail: WINDOW_SLOTS / 2,
+        }
+    }
+
+    /// A window holding `sorted` (ascending keys, at most `SORTED_MAX`), centred.
+    fn from_sorted(sorted: &[Entry]) -> Self {
+        let mut w = Window::new();
+        w.head = (WINDOW_SLOTS - sorted.len()) / 2;
+        w.tail = w.head + sorted.len();
+        w.buf[w.head..w.tail].copy_from_slice(sorted);
+        w
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.tail - self.head
+    }
+
+    #[inline]
+    fn first(&self) -> Option<&Entry> {
+        // SAFETY: head < tail <= WINDOW_SLOTS.
+        (self.head < self.tail).then(|| unsafe { self.buf.get_unchecked(self.head) })
+    }
+
+    #[inline]
+    fn pop_first(&mut self) -> Option<Entry> {
+        if self.head == self.tail {
+            return None;
+        }
+        // SAFETY: head < tail <= WINDOW_SLOTS.
+        let e = unsafe { *self.buf.get_unchecked(self.head) };
+        self.head += 1;
+        Some(e)
+    }
+
+    /// Move the events to the middle of the buffer (one side ran out of slots).
+    #[cold]
+    fn recentre(&mut self) {
+        let len = self.len();
+        let head = (WINDOW_SLOTS - len) / 2;
+        self.buf.copy_within(self.head..self.tail, head);
+        self.head = head;
+        self.tail = head + len;
+    }
+
+    /// Insert `e`. `newest`: its sequence number is the largest yet, so it goes after
+    /// every pending event due at its time or earlier and the scan compares times.
+    #[inline]
+    fn insert(&mut self, e: Entry, newest: bool) {
+        let t = (e.key >> 64) as u64;
+        let goes_before = |p: &Entry| {
+            if newest {
+                (p.key >> 64) as u64 > t
+            } else {
+                p.key > e.key
+            }
+        };
+        // SAFETY (here and below): head <= tail <= WINDOW_SLOTS, and every index read
+        // or written is in head - 1 ..= tail.
+        if self.head == self.tail || !goes_before(unsafe { self.buf.get_unchecked(self.tail - 1) })
+        {
+            // Due after every pending event (a die's stage end): nothing moves.
+            if self.tail == WINDOW_SLOTS {
+                self.recentre();
+            }
+            unsafe { *self.buf.get_unchecked_mut(self.tail) = e };
+            self.tail += 1;
+            return;
+        }
+        // From the earliest end, moving each event due first one slot towards the
+        // front: most other new events are due before most pending ones, so few move.
+        // The last pending event goes after `e`, so the walk stops before `tail`.
+        if self.head == 0 {
+            self.recentre();
+        }
+        self.head -= 1;
+        let mut j = self.head;
+        loop {
+            let next = unsafe { *self.buf.get_unchecked(j + 1) };
+            if goes_before(&next) {
+                break;
+            }
+            unsafe { *self.buf.get_unchecked_mut(j) = next };
+            j += 1;
+        }
+        unsafe { *self.buf.get_unchecked_mut(j) = e };
+    }
+}
 
 pub struct EventQueue {
     pending: Pending,
@@ -98,7 +208,7 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            pending: Pending::Sorted(Vec::with_capacity(SORTED_MAX + 1)),
+            pending: Pending::Sorted(Window::new()),
             seq: 0,
             now: 0,
             processed: 0,
@@ -117,30 +227,10 @@ impl EventQueue {
     #[inline]
     fn push(&mut self, e: Entry, newest: bool) {
         match &mut self.pending {
-            Pending::Sorted(v) if v.len() < SORTED_MAX => {
-                // From the earliest end: most new events are due before most pending
-                // ones, so the scan and the move are both short.
-                let mut i = v.len();
-                if newest {
-                    let t = (e.key >> 64) as u64;
-                    if v.first().is_some_and(|f| (f.key >> 64) as u64 <= t) {
-                        i = 0; // due after every pending event (a die's stage end)
-                    } else {
-                        while i > 0 && (v[i - 1].key >> 64) as u64 <= t {
-                            i -= 1;
-                        }
-                    }
-                } else {
-                    while i > 0 && v[i - 1].key < e.key {
-                        i -= 1;
-                    }
-                }
-                v.insert(i, e);
-            }
-            Pending::Sorted(v) => {
+            Pending::Sorted(w) if w.len() < SORTED_MAX => w.insert(e, newest),
+            Pending::Sorted(w) => {
                 // Ascending keys are a valid min-heap (Entry's order is reversed).
-                let mut all = std::mem::take(v);
-                all.reverse();
+                let all = w.buf[w.head..w.tail].to_vec();
                 let mut h = BinaryHeap::from(all);
                 h.push(e);
                 self.pending = Pending::Heap(h);
@@ -160,7 +250,7 @@ impl EventQueue {
 
     pub fn len(&self) -> usize {
         match &self.pending {
-            Pending::Sorted(v) => v.len(),
+            Pending::Sorted(w) => w.len(),
             Pending::Heap(h) => h.len(),
         }
     }
@@ -217,7 +307,7 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&self) -> Option<Ns> {
         let e = match &self.pending {
-            Pending::Sorted(v) => v.last(),
+            Pending::Sorted(w) => w.first(),
             Pending::Heap(h) => h.peek(),
         };
         e.map(|e| (e.key >> 64) as Ns)
@@ -233,14 +323,13 @@ impl EventQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         let e = match &mut self.pending {
-            Pending::Sorted(v) => v.pop()?,
+            Pending::Sorted(w) => w.pop_first()?,
             Pending::Heap(h) => {
                 let e = h.pop()?;
                 if h.len() < SORTED_MIN {
                     let mut v = std::mem::take(h).into_vec();
-                    v.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
-                    v.reserve(SORTED_MAX + 1 - v.len().min(SORTED_MAX + 1));
-                    self.pending = Pending::Sorted(v);
+                    v.sort_unstable_by_key(|e| e.key);
+                    self.pending = Pending::Sorted(Window::from_sorted(&v));
                 }
                 e
             }
@@ -279,6 +368,56 @@ mod tests {
         q.schedule_seq(20, seq, Event::HostComplete { cmd: 5 });
         assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 5 }));
         assert_eq!(q.pop(), Some(Event::HostComplete { cmd: 6 }));
+    }
+
+    /// Events due before every pending one (inserted before the head) and after
+    /// every pending one (appended) run the sorted array off both ends of its buffer
+    /// many times over; events pop in (time, sequence) order, as a reference sort says.
+    #[test]
+    fn the_sorted_array_recentres_at_both_ends() {
+        let mut q = EventQueue::new();
+        let mut pending: Vec<(u128, u32)> = Vec::new(); // ((time, seq), id)
+        let mut id = 0u32;
+        for round in 0..3_000u64 {
+            let early = q.reserve_seq();
+            for _ in 0..2 {
+                let at = q.now() + 1_000 + round;
+                q.schedule(at, Event::HostComplete { cmd: id });
+                pending.push((((at as u128) << 64) | q.seq as u128, id));
+                id += 1;
+            }
+            let at = q.now() + 1;
+            q.schedule_seq(at, early, Event::HostComplete { cmd: id });
+            pending.push((((at as u128) << 64) | early as u128, id));
+            id += 1;
+            while pending.len() > 12 {
+                pending.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
+                let (key, want) = pending.pop().unwrap();
+                assert_eq!(q.pop(), Some(Event::HostComplete { cmd: want }));
+                assert_eq!(q.now(), (key >> 64) as Ns);
+            }
+        }
+        assert!(matches!(q.pending, Pending::Sorted(_)));
+    }
+
+    /// An insert before the head when the head is at the buffer's start (no sequence
+    /// of pushes and pops reaches it, since the window grows only to `SORTED_MAX`).
+    #[test]
+    fn an_insert_before_a_head_at_the_start_recentres() {
+        let entry = |t: u64, seq: u64| Entry {
+            key: ((t as u128) << 64) | seq as u128,
+            ev: Event::HostComplete { cmd: t as u32 },
+        };
+        let mut w = Window::new();
+        for (i, t) in [10u64, 20, 30].into_iter().enumerate() {
+            w.buf[i] = entry(t, i as u64);
+        }
+        (w.head, w.tail) = (0, 3);
+        w.insert(entry(15, 9), true);
+        let keys: Vec<u64> = std::iter::from_fn(|| w.pop_first())
+            .map(|e| (e.key >> 64) as u64)
+            .collect();
+        assert_eq!(keys, vec![10, 15, 20, 30]);
     }
 
     /// Through both forms and the switches between them (up to 300 pending, many
