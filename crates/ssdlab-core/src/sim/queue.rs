@@ -157,10 +157,10 @@ impl Window {
     /// Insert `e`. `newest`: its sequence number is the largest yet, so it goes after
     /// every pending event due at its time or earlier and the scan compares times.
     #[inline]
-    fn insert(&mut self, e: Entry, newest: bool) {
+    fn insert<const NEWEST: bool>(&mut self, e: Entry) {
         let t = (e.key >> 64) as u64;
         let goes_before = |p: &Entry| {
-            if newest {
+            if NEWEST {
                 (p.key >> 64) as u64 > t
             } else {
                 p.key > e.key
@@ -227,7 +227,13 @@ impl EventQueue {
     #[inline]
     fn push(&mut self, e: Entry, newest: bool) {
         match &mut self.pending {
-            Pending::Sorted(w) if w.len() < SORTED_MAX => w.insert(e, newest),
+            Pending::Sorted(w) if w.len() < SORTED_MAX => {
+                if newest {
+                    w.insert::<true>(e)
+                } else {
+                    w.insert::<false>(e)
+                }
+            }
             Pending::Sorted(w) => {
                 // Ascending keys are a valid min-heap (Entry's order is reversed).
                 let all = w.buf[w.head..w.tail].to_vec();
@@ -413,7 +419,7 @@ mod tests {
             w.buf[i] = entry(t, i as u64);
         }
         (w.head, w.tail) = (0, 3);
-        w.insert(entry(15, 9), true);
+        w.insert::<true>(entry(15, 9));
         let keys: Vec<u64> = std::iter::from_fn(|| w.pop_first())
             .map(|e| (e.key >> 64) as u64)
             .collect();
