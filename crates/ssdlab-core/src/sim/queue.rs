@@ -178,9 +178,30 @@ impl Window {
             self.tail += 1;
             return;
         }
+        let mid = self.head + (self.tail - self.head) / 2;
+        if !goes_before(unsafe { self.buf.get_unchecked(mid) }) {
+            // Due after half the pending events: from the latest end, moving each
+            // event due after it one slot towards the back. The walk stops after
+            // `mid`, which goes before `e`.
+            if self.tail == WINDOW_SLOTS {
+                self.recentre();
+            }
+            let mut j = self.tail;
+            loop {
+                let prev = unsafe { *self.buf.get_unchecked(j - 1) };
+                if !goes_before(&prev) {
+                    break;
+                }
+                unsafe { *self.buf.get_unchecked_mut(j) = prev };
+                j -= 1;
+            }
+            unsafe { *self.buf.get_unchecked_mut(j) = e };
+            self.tail += 1;
+            return;
+        }
         // From the earliest end, moving each event due first one slot towards the
         // front: most other new events are due before most pending ones, so few move.
-        // The last pending event goes after `e`, so the walk stops before `tail`.
+        // The middle pending event goes after `e`, so the walk stops before it.
         if self.head == 0 {
             self.recentre();
         }
