@@ -44,6 +44,17 @@ use crate::nand::Pun;
 
 /// A write without a data placement directive (no placement ID).
 pub const NO_PID: u32 = u32::MAX;
+
+/// The slot whose reclaim unit a write of placement slot `slot` fills: a write without
+/// a placement ID (`NO_PID`) goes to handle 0 of the conventional stream, slot 0.
+#[inline]
+pub fn slot_of(slot: u32) -> u32 {
+    if slot == NO_PID {
+        0
+    } else {
+        slot
+    }
+}
 /// Owner of a block that holds no handle's host data (free, map pages).
 const OWNER_NONE: u16 = u16::MAX;
 /// Owner of a shared GC destination (initial isolation): any handle's data.
@@ -380,7 +391,7 @@ impl Ftl {
     /// and whether a unit was left partly written.
     fn move_handle(&mut self, slot: u32) -> (Vec<(u64, FullStripe)>, bool) {
         let f = self.fdp.as_mut().expect("an FDP drive");
-        let slot = if slot == NO_PID { 0 } else { slot };
+        let slot = slot_of(slot);
         if let (Some(g), Some(b)) = (
             f.ru_gen.get_mut(slot as usize),
             f.ru_blocks.get_mut(slot as usize),

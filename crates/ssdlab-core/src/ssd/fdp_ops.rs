@@ -116,11 +116,7 @@ impl Ssd {
         if self.fdp_cmds.limit_ns == 0 {
             return;
         }
-        let slot = if slot == crate::ftl::fdp::NO_PID {
-            0
-        } else {
-            slot
-        };
+        let slot = crate::ftl::fdp::slot_of(slot);
         let gen = self.ftl.ru_generation(slot);
         let t = &mut self.fdp_cmds.timed[slot as usize];
         if *t != gen {
