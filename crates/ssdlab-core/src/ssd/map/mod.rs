@@ -430,16 +430,25 @@ impl Ssd {
             }
             let j = &m.journal;
             let dies = j.gc_waiting.len();
-            let mut waiting = (0..dies)
-                .map(|k| (j.next_gc_die + k) % dies)
-                .filter(|&d| j.gc_waiting[d]);
-            let gc_die = waiting.next();
+            debug_assert_eq!(
+                j.gc_waiting_dies as usize,
+                j.gc_waiting.iter().filter(|&&w| w).count()
+            );
+            // The next waiting die from `next_gc_die` on (no scan when none waits).
+            let gc_die = if j.gc_waiting_dies == 0 {
+                None
+            } else {
+                (0..dies)
+                    .map(|k| (j.next_gc_die + k) % dies)
+                    .find(|&d| j.gc_waiting[d])
+            };
             let host = !j.waiters.is_empty();
             let gc_first = !host || j.share <= 0.0;
             match gc_die {
                 Some(die) if gc_first => {
                     let j = &mut self.map().journal;
                     j.gc_waiting[die] = false;
+                    j.gc_waiting_dies -= 1;
                     j.next_gc_die = (die + 1) % dies;
                     if self.release_gc(die as u32, false) {
                         self.kick_die(die as u32);
@@ -485,6 +494,7 @@ impl Ssd {
         match &mut self.map {
             Some(m) if free_blocks > urgent && m.journal_full() => {
                 if !std::mem::replace(&mut m.journal.gc_waiting[die as usize], true) {
+                    m.journal.gc_waiting_dies += 1;
                     m.c.gc_deferrals += 1;
                 }
                 true
@@ -647,7 +657,7 @@ impl Ssd {
             j.gc_in_flight,
             j.host_in_flight,
             j.flushes_in_flight,
-            j.gc_waiting.iter().filter(|&&w| w).count(),
+            j.gc_waiting_dies,
             j.waiters.len()
         )
     }

@@ -82,8 +82,9 @@ pub(super) struct Journal {
     pub(super) flushing: Vec<bool>,
     pub(super) flushes_in_flight: u32,
     pub(super) max_flushes: u32,
-    /// Dies whose GC reads wait for room in the journal.
+    /// Dies whose GC reads wait for room in the journal, and how many.
     pub(super) gc_waiting: Vec<bool>,
+    pub(super) gc_waiting_dies: u32,
     /// Entries GC's released page reads will log when they are done, and host
     /// writes admitted but not yet placed will (room they have taken already).
     pub(super) gc_in_flight: u64,
@@ -209,6 +210,7 @@ impl MapState {
                     n => n,
                 },
                 gc_waiting: vec![false; cfg.dies() as usize],
+                gc_waiting_dies: 0,
                 gc_in_flight: 0,
                 host_in_flight: 0,
                 share: 0.0,
