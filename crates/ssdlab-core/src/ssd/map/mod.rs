@@ -470,8 +470,7 @@ impl Ssd {
         let (_, n) = self.unit_range(c.offset, c.len);
         let m = self.map();
         let j = &mut m.journal;
-        let dies = j.user_gc_ratio.len().max(1) as f64;
-        let ratio = j.user_gc_ratio.iter().sum::<f64>() / dies;
+        let ratio = j.user_gc_ratio_mean;
         j.host_in_flight += n as u64;
         j.share = (j.share - ratio * n as f64).max(-SHARE_BOUND);
     }
@@ -514,7 +513,10 @@ impl Ssd {
     /// room its moves are owed.
     pub(super) fn journal_pace(&mut self, die: u32, ratio: f64) {
         if let Some(m) = &mut self.map {
-            m.journal.user_gc_ratio[die as usize] = ratio;
+            let j = &mut m.journal;
+            j.user_gc_ratio[die as usize] = ratio;
+            let dies = j.user_gc_ratio.len().max(1) as f64;
+            j.user_gc_ratio_mean = j.user_gc_ratio.iter().sum::<f64>() / dies;
         }
     }
 

@@ -95,8 +95,10 @@ pub(super) struct Journal {
     /// Next die to hand room to while several wait.
     pub(super) next_gc_die: usize,
     /// GC units per host unit of each die's last user-data victim (`v / (U - v)`):
-    /// the GC share of the room a host write takes.
+    /// the GC share of the room a host write takes; and their mean (kept as each
+    /// changes: a write reads it, a victim's claim changes it).
     pub(super) user_gc_ratio: Vec<f64>,
+    pub(super) user_gc_ratio_mean: f64,
     /// Host writes waiting for room in the journal.
     pub(super) waiters: VecDeque<u32>,
 }
@@ -216,6 +218,7 @@ impl MapState {
                 share: 0.0,
                 next_gc_die: 0,
                 user_gc_ratio: vec![0.0; cfg.dies() as usize],
+                user_gc_ratio_mean: 0.0,
                 waiters: VecDeque::new(),
             },
             map_base_lpn: host_units,
