@@ -242,19 +242,22 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Insert `e`. `newest`: its sequence number is the largest yet (`schedule`), so
+    /// Insert `e`. `NEWEST`: its sequence number is the largest yet (`schedule`), so
     /// every pending event due at its time or earlier goes before it, and the sorted
     /// array's scan compares times alone.
-    #[inline]
-    fn push(&mut self, e: Entry, newest: bool) {
+    #[inline(always)]
+    fn push<const NEWEST: bool>(&mut self, e: Entry) {
         match &mut self.pending {
-            Pending::Sorted(w) if w.len() < SORTED_MAX => {
-                if newest {
-                    w.insert::<true>(e)
-                } else {
-                    w.insert::<false>(e)
-                }
-            }
+            Pending::Sorted(w) if w.len() < SORTED_MAX => w.insert::<NEWEST>(e),
+            _ => self.push_heap(e),
+        }
+    }
+
+    /// `push` when the sorted array is full (it becomes a heap) or a heap already.
+    #[cold]
+    #[inline(never)]
+    fn push_heap(&mut self, e: Entry) {
+        match &mut self.pending {
             Pending::Sorted(w) => {
                 // Ascending keys are a valid min-heap (Entry's order is reversed).
                 let all = w.buf[w.head..w.tail].to_vec();
@@ -292,13 +295,10 @@ impl EventQueue {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
         self.seq += 1;
-        self.push(
-            Entry {
-                key: ((at as u128) << 64) | self.seq as u128,
-                ev,
-            },
-            true,
-        );
+        self.push::<true>(Entry {
+            key: ((at as u128) << 64) | self.seq as u128,
+            ev,
+        });
     }
 
     /// Take the next sequence number without scheduling: the event is scheduled later
@@ -315,13 +315,10 @@ impl EventQueue {
     pub fn schedule_seq(&mut self, at: Ns, seq: u64, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.push(
-            Entry {
-                key: ((at as u128) << 64) | seq as u128,
-                ev,
-            },
-            false,
-        );
+        self.push::<false>(Entry {
+            key: ((at as u128) << 64) | seq as u128,
+            ev,
+        });
     }
 
     /// Time of the earliest pending event.
@@ -347,23 +344,32 @@ impl EventQueue {
     }
 
     /// Pop the earliest event and advance time to it.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Event> {
         let e = match &mut self.pending {
             Pending::Sorted(w) => w.pop_first()?,
-            Pending::Heap(h) => {
-                let e = h.pop()?;
-                if h.len() < SORTED_MIN {
-                    let mut v = std::mem::take(h).into_vec();
-                    v.sort_unstable_by_key(|e| e.key);
-                    self.pending = Pending::Sorted(Window::from_sorted(&v));
-                }
-                e
-            }
+            Pending::Heap(_) => self.pop_heap()?,
         };
         self.now = (e.key >> 64) as Ns;
         self.processed += 1;
         Some(e.ev)
+    }
+
+    /// `pop` from the heap form (many events pending), back to a sorted array when few
+    /// are left.
+    #[cold]
+    #[inline(never)]
+    fn pop_heap(&mut self) -> Option<Entry> {
+        let Pending::Heap(h) = &mut self.pending else {
+            unreachable!("called on the heap form")
+        };
+        let e = h.pop()?;
+        if h.len() < SORTED_MIN {
+            let mut v = std::mem::take(h).into_vec();
+            v.sort_unstable_by_key(|e| e.key);
+            self.pending = Pending::Sorted(Window::from_sorted(&v));
+        }
+        Some(e)
     }
 }
 
