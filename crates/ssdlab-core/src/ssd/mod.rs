@@ -580,7 +580,7 @@ impl Ssd {
     }
 
     /// Handle one event; returns the host job it concerned, if any.
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) -> Option<u32> {
         match ev {
             Event::HostSubmit { job } => {
