@@ -3,12 +3,12 @@
 //! dozen events pending (one or two per command in flight and per busy die), and
 //! there an array kept sorted from the earliest to the latest key with free slots on
 //! both sides (the next event is the first; an event due after all the others, such
-//! as a die's stage end, is appended; another is a short scan from the earliest end
-//! and a move of the shorter side) costs far fewer instructions than a binary heap's
-//! sift down to the bottom and back. Past
-//! `SORTED_MAX` pending events the queue becomes a binary min-heap (an ascending array
-//! is one already) and back to a sorted array below `SORTED_MIN`. Keys are
-//! unique, so both orders pop the same events in the same order.
+//! as a die's stage end, is appended; another walks in from the nearer end, moving
+//! the events it passes one slot outwards) costs far fewer instructions than a binary
+//! heap's sift down to the bottom and back. Past `SORTED_MAX` pending events the queue
+//! becomes a binary min-heap (an ascending array is one already) and back to a sorted
+//! array below `SORTED_MIN`. Keys are unique, so both forms pop the same events in the
+//! same order.
 
 use super::Ns;
 use std::cmp::Ordering;
@@ -92,7 +92,8 @@ const WINDOW_SLOTS: usize = 4 * SORTED_MAX;
 
 /// Events sorted from the earliest to the latest key in `buf[head..tail]`, with free
 /// slots on both sides: the next event is at `head`, an event due after all others
-/// goes to `tail` without moving any, and an insert moves the shorter side.
+/// goes to `tail` without moving any, and another walks in from the nearer end (as
+/// the middle event says), moving the events it passes one slot outwards.
 struct Window {
     buf: Box<[Entry; WINDOW_SLOTS]>,
     head: usize,
@@ -154,8 +155,8 @@ impl Window {
         self.tail = head + len;
     }
 
-    /// Insert `e`. `newest`: its sequence number is the largest yet, so it goes after
-    /// every pending event due at its time or earlier and the scan compares times.
+    /// Insert `e`. `NEWEST`: its sequence number is the largest yet, so it goes after
+    /// every pending event due at its time or earlier and the walk compares times.
     #[inline]
     fn insert<const NEWEST: bool>(&mut self, e: Entry) {
         let t = (e.key >> 64) as u64;
