@@ -236,11 +236,10 @@ impl Ssd {
                 continue;
             }
             // A delayed job's runtime and ramp count from its own start, as fio's.
-            job.start_ns = now.saturating_add(job.gen.startdelay_ns());
+            job.start_ns = job.gen.start_at(now);
             job.measure_from = job.start_ns.saturating_add(job.ramp_ns);
             first_start = first_start.min(job.start_ns);
             first_measured = first_measured.min(job.measure_from);
-            job.gen.start_at(now);
             job.wake_at = now;
             self.q.schedule(now, Event::HostSubmit { job: j as u32 });
             n += 1;

@@ -360,6 +360,11 @@ fn call_key(event_ns: Ns, g: usize, k: usize) -> u128 {
     ((event_ns as u128) << 64) | ((g as u128) << 32) | k as u128
 }
 
+/// The slot `g` and the index `k` of the call `call_key` gave `key`.
+fn call_of(key: u128) -> (usize, usize) {
+    ((key as u64 >> 32) as usize, key as u32 as usize)
+}
+
 /// Where the drives stand between windows.
 struct Frontier {
     /// No drive will make a fabric call or handle an event before this (None: every
@@ -412,10 +417,10 @@ fn resolve(
         order.sort_unstable();
         let mut f = fabric.lock().unwrap_or_else(|e| e.into_inner());
         for &key in order.iter() {
-            let (g, k) = (key as u64 >> 32, key as u32);
-            let s = &mut guards[g as usize];
+            let (g, k) = call_of(key);
+            let s = &mut guards[g];
             let path = s.ssd.remote_path().expect("a remote drive");
-            let c = &mut s.ssd.pending_fabric_calls()[k as usize];
+            let c = &mut s.ssd.pending_fabric_calls()[k];
             c.done = if c.backward {
                 f.backward(path, c.at, c.kind, c.len)
             } else {
@@ -430,13 +435,7 @@ fn resolve(
                 .iter()
                 .take_while(|c| c.event_ns < before || before == Ns::MAX)
                 .count();
-            debug_assert!(
-                order
-                    .iter()
-                    .filter(|&&o| o as u64 >> 32 == g as u64)
-                    .count()
-                    == n
-            );
+            debug_assert!(order.iter().filter(|&&o| call_of(o).0 == g).count() == n);
             s.ssd.fabric_calls_resolved(n);
         }
     }

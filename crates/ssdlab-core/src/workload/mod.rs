@@ -232,17 +232,14 @@ impl JobGen {
         self.zones.as_ref().map_or(0, |z| z.resets)
     }
 
-    /// fio's `startdelay`: how long after its group the job starts.
-    pub fn startdelay_ns(&self) -> Ns {
-        self.startdelay_ns
-    }
-
     /// The job's group begins at `now`: the job starts `startdelay` later, and its
     /// runtime counts from then (as fio starts a delayed job's thread only then).
-    pub fn start_at(&mut self, now: Ns) {
-        let now = now.saturating_add(self.startdelay_ns);
-        self.deadline = self.runtime_ns.map_or(Ns::MAX, |r| now.saturating_add(r));
-        self.next_at = now;
+    /// Returns when the job starts.
+    pub fn start_at(&mut self, now: Ns) -> Ns {
+        let start = now.saturating_add(self.startdelay_ns);
+        self.deadline = self.runtime_ns.map_or(Ns::MAX, |r| start.saturating_add(r));
+        self.next_at = start;
+        start
     }
 
     /// The job issues nothing from `now` on (its group has settled, `ssd/settle.rs`).
